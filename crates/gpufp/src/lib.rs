@@ -1,0 +1,18 @@
+//! gpufp: a bit-exact, executable model of GPU floating-point instructions.
+//!
+//! The contract of this crate, as rustc_apfloat states its own: no unsafe code, no global state,
+//! no side effects, and **no host floating point**. Values are bit patterns ([`format`]); every
+//! operation computes its exact result with integers and rounds it once ([`round`]); rounding
+//! direction, flush-to-zero and every rule the manual leaves open are arguments ([`policy`]),
+//! never global state.
+#![forbid(unsafe_code)]
+
+pub mod format;
+pub mod ieee;
+pub mod policy;
+pub mod round;
+pub mod steps;
+
+pub use format::{Class, Format, BF16, F16, F32, F64};
+pub use policy::Policies;
+pub use round::{Round, Rounding, Subnormals, Tininess};

@@ -1,0 +1,253 @@
+//! Every rule the manual leaves open, as one named value each (SEMANTICS.md §3, §6).
+//!
+//! [`Policies::default`] is the model's decision; [`POLICIES`] says for each one what the
+//! alternatives are, what the evidence is, and whether a GPU has confirmed it. `docs/semantics.md`
+//! is the same table in prose, and a test keeps the two in step.
+
+use crate::round::Tininess;
+
+/// How `f64` operations choose a NaN result (SEMANTICS.md §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum F64Nan {
+    /// IEEE 754 §6.2.3: the first NaN operand (a, b, c order), quieted, sign and payload kept;
+    /// an invalid operation without NaN operands gives `0x7FFFFFFFFFFFFFFF`.
+    FirstOperandQuieted,
+    /// Every NaN result is `0x7FFFFFFFFFFFFFFF`, as for f32.
+    Canonical,
+}
+
+/// What `.relu` does with a `-0.0` result (SEMANTICS.md §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReluNegativeZero {
+    /// `-0.0` becomes `+0.0`, like every other non-positive result.
+    ToPositiveZero,
+    /// `-0.0` is not negative and stays.
+    Keep,
+}
+
+/// What half-precision min/max without `.NaN` return when both inputs are NaN (SEMANTICS.md §3.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HalfMinMaxBothNan {
+    /// The canonical NaN `0x7FFF`.
+    Canonical,
+    /// The pseudo-code read literally: operand `b`.
+    SecondOperand,
+}
+
+/// Which NaN test guards `.xorsign` in the half-precision `max` pseudo-code (SEMANTICS.md §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HalfMaxXorsignGuard {
+    /// `!isNaN(d[i])`, as in `min` and the f32 pages: the manual's `fA[i]` read as a typo.
+    Result,
+    /// `!isNaN(fA[i])`, the pseudo-code read literally.
+    FirstOperand,
+}
+
+/// How `mad.f32` computes on `sm_1x` targets (SEMANTICS.md §3.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sm1xMad {
+    /// The product truncated (RZ) to 24 significant bits with an unbounded exponent, then added
+    /// with `.rn`; f32 inputs and result flushed.
+    TruncatedProduct,
+}
+
+/// Which core model computes the special-function-unit operation of `.approx` instructions
+/// (SEMANTICS.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MufuCore {
+    /// The correctly rounded function value of the core's input: always within the manual's bound.
+    CorrectlyRounded,
+}
+
+/// Which source Intel vISA min/max returns when the two compare equal (SEMANTICS.md §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VisaEqualOperands {
+    /// The compare's natural tie rule: `min` returns src1, `max` returns src0.
+    CompareTieRule,
+}
+
+/// The model's choice for every open rule. `Policies::default()` is what `gpufp` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Policies {
+    /// §3.1: when an `.ftz` result counts as subnormal.
+    pub ftz_tininess: Tininess,
+    /// §3.2: which NaN an f64 operation returns.
+    pub f64_nan: F64Nan,
+    /// §3.3: `.relu` of `-0.0`.
+    pub relu_negative_zero: ReluNegativeZero,
+    /// §3.4: the "OOB NaN" bit pattern that `.oob` tests each 16-bit operand lane against.
+    pub oob_nan: u16,
+    /// §3.5: half min/max without `.NaN` when both inputs are NaN.
+    pub half_minmax_both_nan: HalfMinMaxBothNan,
+    /// §2: the NaN test guarding `.xorsign` in half-precision `max`.
+    pub half_max_xorsign_guard: HalfMaxXorsignGuard,
+    /// §3.6: `mad.f32` on `sm_1x`.
+    pub sm1x_mad: Sm1xMad,
+    /// §3.7: whether f32 instructions flush subnormal inputs and results on `sm_1x` without `.ftz`.
+    pub sm1x_f32_flush: bool,
+    /// §5: the MUFU core model.
+    pub mufu_core: MufuCore,
+    /// §6: vISA min/max of equal operands (signed zeros).
+    pub visa_equal_operands: VisaEqualOperands,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Policies {
+            ftz_tininess: Tininess::UnboundedRounded,
+            f64_nan: F64Nan::FirstOperandQuieted,
+            relu_negative_zero: ReluNegativeZero::ToPositiveZero,
+            oob_nan: 0x7FFF,
+            half_minmax_both_nan: HalfMinMaxBothNan::Canonical,
+            half_max_xorsign_guard: HalfMaxXorsignGuard::Result,
+            sm1x_mad: Sm1xMad::TruncatedProduct,
+            sm1x_f32_flush: true,
+            mufu_core: MufuCore::CorrectlyRounded,
+            visa_equal_operands: VisaEqualOperands::CompareTieRule,
+        }
+    }
+}
+
+/// Whether hardware has confirmed a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Measured on a GPU by this project.
+    Verified,
+    /// Decided from the manual, ptxas's output or its constant folder; not yet measured.
+    Unverified,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Verified => "verified",
+            Status::Unverified => "unverified",
+        }
+    }
+}
+
+/// One open rule: its field in [`Policies`], where SEMANTICS.md discusses it, the default, the
+/// evidence behind it and its status.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub section: &'static str,
+    pub default: &'static str,
+    pub evidence: &'static str,
+    pub status: Status,
+}
+
+/// The documented list of policies, in SEMANTICS.md order.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "ftz_tininess",
+        section: "3.1",
+        default: "UnboundedRounded",
+        evidence: "ptxas 13.5 constant-folds mul.ftz.f32 0x3F7FFFFF*0x00800000 to +0 and \
+                   0x3F7FFFFE*0x00800001 to 0x00800000, which only reading (c) gives",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "f64_nan",
+        section: "3.2",
+        default: "FirstOperandQuieted",
+        evidence: "IEEE 754 §6.2.3; DADD/DMUL/DFMA lowering; min/max.f64 with two NaNs returns b \
+                   quieted (lowering §6)",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "relu_negative_zero",
+        section: "3.3",
+        default: "ToPositiveZero",
+        evidence: "manual: .relu clamps negative results to 0; -0 read as clamped",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "oob_nan",
+        section: "3.4",
+        default: "0x7FFF",
+        evidence: "manual defers OOB NaN to the Tensors section; canonical NaN assumed",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "half_minmax_both_nan",
+        section: "3.5",
+        default: "Canonical",
+        evidence:
+            "f16/bf16 NaN results measured canonical for .NaN; pseudo-code literally returns b",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "half_max_xorsign_guard",
+        section: "2",
+        default: "Result",
+        evidence: "half max pseudo-code tests !isNaN(fA[i]); min and the f32 pages test d[i]",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "sm1x_mad",
+        section: "3.6",
+        default: "TruncatedProduct",
+        evidence: "manual: mad.f32 on sm_1x truncates the mantissa of the product; legacy, no \
+                   hardware available",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "sm1x_f32_flush",
+        section: "3.7",
+        default: "true",
+        evidence: "manual 9.7.3: single-precision instructions flush subnormals on sm_1x",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "mufu_core",
+        section: "5",
+        default: "CorrectlyRounded",
+        evidence: "contract level: within every manual bound; hardware cores are not documented",
+        status: Status::Unverified,
+    },
+    PolicyInfo {
+        name: "visa_equal_operands",
+        section: "6",
+        default: "CompareTieRule",
+        evidence: "vISA MIN_MAX is sel.l / sel.ge; signed zeros not specified",
+        status: Status::Unverified,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table's defaults are the defaults the code uses.
+    #[test]
+    fn table_matches_default() {
+        let d = Policies::default();
+        let actual = [
+            ("ftz_tininess", format!("{:?}", d.ftz_tininess)),
+            ("f64_nan", format!("{:?}", d.f64_nan)),
+            ("relu_negative_zero", format!("{:?}", d.relu_negative_zero)),
+            ("oob_nan", format!("{:#06X}", d.oob_nan).replace("0X", "0x")),
+            (
+                "half_minmax_both_nan",
+                format!("{:?}", d.half_minmax_both_nan),
+            ),
+            (
+                "half_max_xorsign_guard",
+                format!("{:?}", d.half_max_xorsign_guard),
+            ),
+            ("sm1x_mad", format!("{:?}", d.sm1x_mad)),
+            ("sm1x_f32_flush", format!("{:?}", d.sm1x_f32_flush)),
+            ("mufu_core", format!("{:?}", d.mufu_core)),
+            (
+                "visa_equal_operands",
+                format!("{:?}", d.visa_equal_operands),
+            ),
+        ];
+        assert_eq!(actual.len(), POLICIES.len());
+        for (info, (name, value)) in POLICIES.iter().zip(actual) {
+            assert_eq!(info.name, name);
+            assert_eq!(info.default, value, "default of {name}");
+        }
+    }
+}
