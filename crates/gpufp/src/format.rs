@@ -21,7 +21,7 @@ pub enum Class {
 ///
 /// Implementors only name the widths, the canonical NaN and the conversions to and from `u64`;
 /// everything else is derived.
-pub trait Format: Copy + Eq + fmt::Debug + 'static {
+pub trait Format: Copy + Eq + fmt::Debug + Send + Sync + 'static {
     /// The PTX type name (`f16`, `bf16`, `f32`, `f64`).
     const NAME: &'static str;
     /// Width of the exponent field.

@@ -134,57 +134,6 @@ fn f64_random() {
     check_random::<F64, Double>(case_count(1_000_000), 64);
 }
 
-/// All 2^32 operand pairs of one binary operation of a 16-bit format in one rounding mode.
-fn exhaustive_pairs<F: Format, A: Float>(op: Op, r: Round) {
-    let bad: u64 = (0u32..=0xFFFF)
-        .into_par_iter()
-        .map(|hi| {
-            let a = F::from_bits(u64::from(hi));
-            let mut bad = 0u64;
-            for lo in 0..=0xFFFFu64 {
-                let b = F::from_bits(lo);
-                let got = model(op, a, b, a, r);
-                let want = oracle::<F, A>(op, a, b, a, r);
-                if got != want {
-                    if bad == 0 {
-                        eprintln!("{op:?}.{r:?} {a:?} {b:?}: got {got:?}, want {want:?}");
-                    }
-                    bad += 1;
-                }
-            }
-            bad
-        })
-        .sum();
-    assert_eq!(bad, 0, "{op:?}.{r:?}.{}: {bad} mismatches", F::NAME);
-}
-
-macro_rules! exhaustive {
-    ($($name:ident: $f:ty, $a:ty, $op:ident, $r:ident;)*) => {$(
-        /// Exhaustive over all 2^32 pairs; minutes per test, so run on demand:
-        /// `cargo test --release -p gpufp --test apfloat_oracle -- --ignored`.
-        #[test]
-        #[ignore]
-        fn $name() {
-            exhaustive_pairs::<$f, $a>(Op::$op, Round::$r);
-        }
-    )*};
-}
-
-exhaustive! {
-    exhaustive_f16_add_rn: F16, Half, Add, Rn;
-    exhaustive_f16_add_rz: F16, Half, Add, Rz;
-    exhaustive_f16_mul_rn: F16, Half, Mul, Rn;
-    exhaustive_f16_mul_rm: F16, Half, Mul, Rm;
-    exhaustive_f16_div_rn: F16, Half, Div, Rn;
-    exhaustive_f16_div_rp: F16, Half, Div, Rp;
-    exhaustive_bf16_add_rn: BF16, BFloat, Add, Rn;
-    exhaustive_bf16_add_rm: BF16, BFloat, Add, Rm;
-    exhaustive_bf16_mul_rn: BF16, BFloat, Mul, Rn;
-    exhaustive_bf16_mul_rz: BF16, BFloat, Mul, Rz;
-    exhaustive_bf16_div_rn: BF16, BFloat, Div, Rn;
-    exhaustive_bf16_div_rz: BF16, BFloat, Div, Rz;
-}
-
 /// Unary operations are cheap to check exhaustively for 16-bit formats in every mode.
 #[test]
 fn exhaustive_16bit_rcp_every_mode() {
