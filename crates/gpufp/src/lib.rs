@@ -7,9 +7,11 @@
 //! never global state.
 #![forbid(unsafe_code)]
 
+pub mod decimal;
 pub mod format;
 pub mod ieee;
 pub mod policy;
+pub mod ptx;
 pub mod round;
 pub mod steps;
 

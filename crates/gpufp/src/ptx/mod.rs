@@ -1,0 +1,9 @@
+//! PTX ISA 9.7.3 and 9.7.4: the instruction model, its text form and its validity rules.
+
+pub mod instr;
+pub mod parse;
+pub mod validate;
+
+pub use instr::{Instr, Modifier, Modifiers, Opcode, TestpOp, Type};
+pub use parse::{parse_instr, parse_statement, Literal, Operand, ParseError, Statement};
+pub use validate::{validate, Checked, Invalid, PtxVersion, Target};
