@@ -89,6 +89,101 @@ pub fn parse<F: Format>(text: &str, round: Round) -> Option<F> {
     Some(v.round(r))
 }
 
+/// The value of `x` in decimal with `digits` significant digits, correctly rounded to nearest
+/// (`1.5`, `-0`, `6.1035156e-05`, `inf`, `nan`). Enough digits identify the value: 5 for f16,
+/// 4 for bf16, 9 for f32 and 17 for f64 ([`round_trip_digits`]).
+pub fn format<F: Format>(x: F) -> String {
+    let sign = if x.sign() { "-" } else { "" };
+    if x.is_nan() {
+        return format!("{sign}nan");
+    }
+    if x.is_infinite() {
+        return format!("{sign}inf");
+    }
+    if x.is_zero() {
+        return format!("{sign}0");
+    }
+    let digits = round_trip_digits::<F>();
+    let (mut sig, mut e) = (x.frac(), x.biased_exp() as i64);
+    if e == 0 {
+        e = 1;
+    } else {
+        sig |= 1 << F::FRAC_BITS;
+    }
+    let e2 = e - i64::from(F::BIAS) - i64::from(F::FRAC_BITS);
+    let (num, den) = if e2 >= 0 {
+        (BigUint::from(sig) << e2 as usize, BigUint::from(1u32))
+    } else {
+        (BigUint::from(sig), BigUint::from(1u32) << (-e2) as usize)
+    };
+    // Decimal exponent k with 10^k <= value < 10^(k+1): start from a bit-length estimate.
+    let mut k = (num.bits() as i64 - den.bits() as i64) * 30103 / 100_000 - 1;
+    let ten = BigUint::from(10u32);
+    let ge_pow = |k: i64| {
+        if k >= 0 {
+            num >= &den * ten.pow(k as u32)
+        } else {
+            &num * ten.pow((-k) as u32) >= den
+        }
+    };
+    while ge_pow(k + 1) {
+        k += 1;
+    }
+    while !ge_pow(k) {
+        k -= 1;
+    }
+    // m = round(value * 10^(digits - 1 - k)), ties to even.
+    let scale = i64::from(digits) - 1 - k;
+    let (n, d) = if scale >= 0 {
+        (&num * ten.pow(scale as u32), den.clone())
+    } else {
+        (num.clone(), &den * ten.pow((-scale) as u32))
+    };
+    let (q, r) = (&n / &d, &n % &d);
+    let twice = &r << 1u32;
+    let mut m = q.clone();
+    if twice > d || (twice == d && q.bit(0)) {
+        m += 1u32;
+    }
+    let mut text = m.to_string();
+    if text.len() > digits as usize {
+        // Rounding carried into a new digit (9.99.. -> 10.0..).
+        text.pop();
+        k += 1;
+    }
+    let trimmed = text.trim_end_matches('0');
+    let with_point = |int: &str, frac: &str| {
+        if frac.is_empty() {
+            format!("{sign}{int}")
+        } else {
+            format!("{sign}{int}.{frac}")
+        }
+    };
+    match k {
+        // Fixed notation from 1e-5 up to the digits shown; scientific beyond.
+        0.. if k < i64::from(digits) => {
+            let padded = format!("{trimmed:0<width$}", width = k as usize + 1);
+            let (int, frac) = padded.split_at(k as usize + 1);
+            with_point(int, frac)
+        }
+        -5..=-1 => format!("{sign}0.{}{trimmed}", "0".repeat((-k - 1) as usize)),
+        _ => {
+            let (head, tail) = trimmed.split_at(1);
+            format!(
+                "{}e{}{:02}",
+                with_point(head, tail),
+                if k < 0 { "-" } else { "+" },
+                k.abs()
+            )
+        }
+    }
+}
+
+/// Significant decimal digits that identify every value of `F`: `ceil(p log10 2) + 1`.
+pub fn round_trip_digits<F: Format>() -> u32 {
+    (F::PRECISION * 30103).div_ceil(100_000) + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +217,27 @@ mod tests {
         );
         assert_eq!(parse::<F32>("16777217", Round::Rn), Some(F32(0x4B80_0000)));
         assert_eq!(parse::<F32>("16777219", Round::Rn), Some(F32(0x4B80_0002)));
+    }
+
+    #[test]
+    fn formats_exactly_rounded() {
+        assert_eq!(format(F32(0x3FC0_0000)), "1.5");
+        assert_eq!(format(F32(0xC0A0_0000)), "-5");
+        assert_eq!(format(F32(0x3DCC_CCCD)), "0.100000001");
+        assert_eq!(format(F32(0x4B80_0000)), "16777216");
+        assert_eq!(format(F32(0x7F7F_FFFF)), "3.40282347e+38");
+        assert_eq!(format(F32(1)), "1.40129846e-45");
+        assert_eq!(format(F16(0x3555)), "0.33325");
+        assert_eq!(format(F16(0x0001)), "5.9605e-08");
+        assert_eq!(format(BF16(0x3F80)), "1");
+        assert_eq!(format(F64(0x3FB9_9999_9999_999A)), "0.10000000000000001");
+        assert_eq!(format(F32(0x8000_0000)), "-0");
+        assert_eq!(format(F32(0xFF80_0000)), "-inf");
+        assert_eq!(format(F32(0x7FFF_FFFF)), "nan");
+        assert_eq!(round_trip_digits::<F16>(), 5);
+        assert_eq!(round_trip_digits::<BF16>(), 4);
+        assert_eq!(round_trip_digits::<F32>(), 9);
+        assert_eq!(round_trip_digits::<F64>(), 17);
     }
 
     #[test]

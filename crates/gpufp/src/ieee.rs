@@ -160,6 +160,23 @@ pub fn mul<F: Format>(a: F, b: F, r: Rounding) -> F {
 /// Any NaN operand wins over the invalid product `0 * inf` (SEMANTICS.md §3.2: the first NaN in
 /// operand order a, b, c).
 pub fn fma<F: Format>(a: F, b: F, c: F, r: Rounding) -> F {
+    multiply_add(a, b, c, r, |p| p)
+}
+
+/// `a * b + c` where the product is first truncated to `F`'s precision with an unbounded
+/// exponent, then added and rounded once: the `mad.f32` of `sm_1x` (SEMANTICS.md §3.6).
+pub fn fma_truncated_product<F: Format>(a: F, b: F, c: F, r: Rounding) -> F {
+    multiply_add(a, b, c, r, |p| p.truncated(F::PRECISION))
+}
+
+/// A multiply-add whose exact product passes through `shape` before the addition.
+fn multiply_add<F: Format>(
+    a: F,
+    b: F,
+    c: F,
+    r: Rounding,
+    shape: impl Fn(Unrounded) -> Unrounded,
+) -> F {
     if let Some(nan) = propagate_nan(&[a, b, c]) {
         return nan;
     }
@@ -178,7 +195,7 @@ pub fn fma<F: Format>(a: F, b: F, c: F, r: Rounding) -> F {
     let p = if product_zero {
         Addend::Zero { sign }
     } else {
-        Addend::Finite(product(a, b))
+        Addend::Finite(shape(product(a, b)))
     };
     sum(p, c, r)
 }
@@ -264,4 +281,25 @@ pub fn sqrt<F: Format>(a: F, r: Rounding) -> F {
         sig: root | u128::from(inexact),
     }
     .round(r)
+}
+
+/// `x` converted to format `G`, rounded once (PTX `cvt` between floating-point types). A NaN keeps
+/// its sign and the top bits of its payload, quieted.
+pub fn convert<F: Format, G: Format>(x: F, r: Rounding) -> G {
+    if x.is_nan() {
+        let payload = if G::FRAC_BITS >= F::FRAC_BITS {
+            x.frac() << (G::FRAC_BITS - F::FRAC_BITS)
+        } else {
+            x.frac() >> (F::FRAC_BITS - G::FRAC_BITS)
+        };
+        let sign = if x.sign() { G::SIGN_MASK } else { 0 };
+        return G::from_bits(sign | G::INF | G::QUIET_BIT | payload);
+    }
+    if x.is_infinite() {
+        return G::infinity(x.sign());
+    }
+    if x.is_zero() {
+        return G::zero(x.sign());
+    }
+    unpack(x).round(r)
 }

@@ -108,6 +108,91 @@ impl Default for Policies {
     }
 }
 
+impl Policies {
+    /// Every single-policy deviation from `self`: the policy's name, the alternative value, and
+    /// the policies with that one value changed. `gpufp eval` uses it to say when a result
+    /// depends on an unverified decision.
+    pub fn alternatives(&self) -> Vec<(&'static str, String, Policies)> {
+        let mut out = Vec::new();
+        let mut add = |name: &'static str, value: String, p: Policies| {
+            if p != *self {
+                out.push((name, value, p));
+            }
+        };
+        for t in [
+            Tininess::IeeeRounded,
+            Tininess::BeforeRounding,
+            Tininess::UnboundedRounded,
+        ] {
+            add(
+                "ftz_tininess",
+                format!("{t:?}"),
+                Policies {
+                    ftz_tininess: t,
+                    ..*self
+                },
+            );
+        }
+        for v in [F64Nan::FirstOperandQuieted, F64Nan::Canonical] {
+            add(
+                "f64_nan",
+                format!("{v:?}"),
+                Policies {
+                    f64_nan: v,
+                    ..*self
+                },
+            );
+        }
+        for v in [ReluNegativeZero::ToPositiveZero, ReluNegativeZero::Keep] {
+            add(
+                "relu_negative_zero",
+                format!("{v:?}"),
+                Policies {
+                    relu_negative_zero: v,
+                    ..*self
+                },
+            );
+        }
+        for v in [
+            HalfMinMaxBothNan::Canonical,
+            HalfMinMaxBothNan::SecondOperand,
+        ] {
+            add(
+                "half_minmax_both_nan",
+                format!("{v:?}"),
+                Policies {
+                    half_minmax_both_nan: v,
+                    ..*self
+                },
+            );
+        }
+        for v in [
+            HalfMaxXorsignGuard::Result,
+            HalfMaxXorsignGuard::FirstOperand,
+        ] {
+            add(
+                "half_max_xorsign_guard",
+                format!("{v:?}"),
+                Policies {
+                    half_max_xorsign_guard: v,
+                    ..*self
+                },
+            );
+        }
+        for v in [true, false] {
+            add(
+                "sm1x_f32_flush",
+                format!("{v}"),
+                Policies {
+                    sm1x_f32_flush: v,
+                    ..*self
+                },
+            );
+        }
+        out
+    }
+}
+
 /// Whether hardware has confirmed a decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {

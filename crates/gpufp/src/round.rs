@@ -156,6 +156,16 @@ impl Unrounded {
         e + carried < F::EMIN
     }
 
+    /// The value truncated (rounded toward zero) to `bits` significant bits, exponent unbounded.
+    pub fn truncated(self, bits: u32) -> Unrounded {
+        let (sig, e) = self.normalized();
+        Unrounded {
+            sign: self.sign,
+            exp: e - (bits as i32 - 1),
+            sig: sig >> (128 - bits),
+        }
+    }
+
     /// Rounds to `F` as `rounding` says: gradual underflow or flush, overflow per direction.
     pub fn round<F: Format>(self, rounding: Rounding) -> F {
         let Rounding { round, subnormals } = rounding;

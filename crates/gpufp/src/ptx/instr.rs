@@ -299,6 +299,17 @@ impl Modifiers {
         !core::mem::replace(slot, true)
     }
 
+    /// Removes `m` (a rounding modifier only if it is that one).
+    pub fn remove(&mut self, m: Modifier) {
+        if self.has(m) {
+            let mut rest = Modifiers::default();
+            for (_, other) in self.iter().filter(|(_, o)| *o != m) {
+                rest.insert(other);
+            }
+            *self = rest;
+        }
+    }
+
     /// The modifiers present, in canonical order, with their spellings.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, Modifier)> + '_ {
         MODIFIERS.into_iter().filter(|(_, m)| self.has(*m))

@@ -1,9 +1,16 @@
 //! PTX ISA 9.7.3 and 9.7.4: the instruction model, its text form and its validity rules.
 
+pub mod arith;
+pub mod eval;
 pub mod instr;
+pub mod minmax;
 pub mod parse;
+pub mod sign;
+pub mod testp;
 pub mod validate;
+pub mod value;
 
+pub use eval::{eval, eval_traced, Context, EvalError, Note, Notes, Rule, Silent, Trace};
 pub use instr::{Instr, Modifier, Modifiers, Opcode, TestpOp, Type};
 pub use parse::{parse_instr, parse_statement, Literal, Operand, ParseError, Statement};
 pub use validate::{validate, Checked, Invalid, PtxVersion, Target};

@@ -20,6 +20,23 @@ impl PtxVersion {
     }
     /// The newest version ptxas 13.5 accepts.
     pub const NEWEST: PtxVersion = PtxVersion::new(9, 5);
+
+    /// Every version ptxas 13.5 accepts; it refuses any other number.
+    pub const ALL: [PtxVersion; 49] = {
+        const LAST_MINOR: [u8; 10] = [0, 5, 3, 2, 3, 1, 5, 8, 8, 5];
+        let mut all = [PtxVersion::new(0, 0); 49];
+        let (mut major, mut n) = (1, 0);
+        while major <= 9 {
+            let mut minor = 0;
+            while minor <= LAST_MINOR[major as usize] {
+                all[n] = PtxVersion::new(major, minor);
+                n += 1;
+                minor += 1;
+            }
+            major += 1;
+        }
+        all
+    };
 }
 
 impl fmt::Display for PtxVersion {
@@ -37,10 +54,10 @@ impl FromStr for PtxVersion {
             major.parse().map_err(|_| bad())?,
             minor.parse().map_err(|_| bad())?,
         );
-        if v > PtxVersion::NEWEST || v < PtxVersion::new(1, 0) || minor.len() != 1 {
+        if minor.len() != 1 || !PtxVersion::ALL.contains(&v) {
             return Err(format!(
-                "unknown PTX ISA version {s} (known: 1.0 to {})",
-                PtxVersion::NEWEST
+                "unknown PTX ISA version {s} (ptxas 13.5 knows 1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, \
+                 5.0-5.1, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0-9.5)"
             ));
         }
         Ok(v)
@@ -65,69 +82,39 @@ pub struct Target {
     pub suffix: TargetSuffix,
 }
 
-/// Every target ptxas knows with the first PTX ISA version that accepts it (PTX ISA "Release
-/// Notes"): `(sm, suffixes, base, a, f)`, where a suffix's version is `None` if it does not exist.
+/// Every target ptxas 13.5 knows (`sm_101` was renamed `sm_110`) with the first PTX ISA version
+/// that accepts it: `(sm, base, a, f)`, a suffix's version `None` where the suffix does not exist.
 const TARGETS: &[(u32, PtxVersion, Option<PtxVersion>, Option<PtxVersion>)] = &[
-    (10, PtxVersion::new(1, 0), None, None),
-    (11, PtxVersion::new(1, 0), None, None),
-    (12, PtxVersion::new(1, 2), None, None),
-    (13, PtxVersion::new(1, 2), None, None),
-    (20, PtxVersion::new(2, 0), None, None),
-    (30, PtxVersion::new(3, 0), None, None),
-    (32, PtxVersion::new(4, 0), None, None),
-    (35, PtxVersion::new(3, 1), None, None),
-    (37, PtxVersion::new(4, 1), None, None),
-    (50, PtxVersion::new(4, 0), None, None),
-    (52, PtxVersion::new(4, 1), None, None),
-    (53, PtxVersion::new(4, 2), None, None),
-    (60, PtxVersion::new(5, 0), None, None),
-    (61, PtxVersion::new(5, 0), None, None),
-    (62, PtxVersion::new(5, 0), None, None),
-    (70, PtxVersion::new(6, 0), None, None),
-    (72, PtxVersion::new(6, 1), None, None),
-    (75, PtxVersion::new(6, 3), None, None),
-    (80, PtxVersion::new(7, 0), None, None),
-    (86, PtxVersion::new(7, 1), None, None),
-    (87, PtxVersion::new(7, 4), None, None),
-    (88, PtxVersion::new(9, 0), None, None),
-    (89, PtxVersion::new(7, 8), None, None),
-    (90, PtxVersion::new(7, 8), Some(PtxVersion::new(8, 0)), None),
-    (
-        100,
-        PtxVersion::new(8, 6),
-        Some(PtxVersion::new(8, 6)),
-        Some(PtxVersion::new(8, 8)),
-    ),
-    (
-        101,
-        PtxVersion::new(8, 6),
-        Some(PtxVersion::new(8, 6)),
-        Some(PtxVersion::new(8, 8)),
-    ),
-    (
-        103,
-        PtxVersion::new(8, 8),
-        Some(PtxVersion::new(8, 8)),
-        Some(PtxVersion::new(8, 8)),
-    ),
-    (
-        110,
-        PtxVersion::new(9, 0),
-        Some(PtxVersion::new(9, 0)),
-        Some(PtxVersion::new(9, 0)),
-    ),
-    (
-        120,
-        PtxVersion::new(8, 7),
-        Some(PtxVersion::new(8, 7)),
-        Some(PtxVersion::new(8, 8)),
-    ),
-    (
-        121,
-        PtxVersion::new(8, 8),
-        Some(PtxVersion::new(8, 8)),
-        Some(PtxVersion::new(8, 8)),
-    ),
+    (10, v(1, 0), None, None),
+    (11, v(1, 0), None, None),
+    (12, v(1, 2), None, None),
+    (13, v(1, 2), None, None),
+    (20, v(2, 0), None, None),
+    (30, v(3, 0), None, None),
+    (32, v(4, 0), None, None),
+    (35, v(3, 1), None, None),
+    (37, v(4, 1), None, None),
+    (50, v(4, 0), None, None),
+    (52, v(4, 1), None, None),
+    (53, v(4, 2), None, None),
+    (60, v(5, 0), None, None),
+    (61, v(5, 0), None, None),
+    (62, v(5, 0), None, None),
+    (70, v(6, 0), None, None),
+    (72, v(6, 1), None, None),
+    (75, v(6, 3), None, None),
+    (80, v(7, 0), None, None),
+    (86, v(7, 1), None, None),
+    (87, v(7, 4), None, None),
+    (88, v(9, 0), None, None),
+    (89, v(7, 8), None, None),
+    (90, v(7, 8), Some(v(8, 0)), None),
+    (100, v(8, 6), Some(v(8, 6)), Some(v(8, 8))),
+    (103, v(8, 8), Some(v(8, 8)), Some(v(8, 8))),
+    (107, v(9, 0), Some(v(9, 0)), Some(v(9, 0))),
+    (110, v(9, 0), Some(v(9, 0)), Some(v(9, 0))),
+    (120, v(8, 7), Some(v(8, 7)), Some(v(8, 8))),
+    (121, v(8, 8), Some(v(8, 8)), Some(v(8, 8))),
 ];
 
 impl Target {
@@ -213,6 +200,9 @@ pub struct Checked {
     pub effective: Instr,
     /// The lowest target that has every feature used.
     pub min_target: Target,
+    /// The target evaluation assumes when none is given: the lowest `sm_20` or later one that
+    /// has the instruction, or `sm_10` for what exists only there (the truncating `mad.f32`).
+    pub default_target: Target,
     /// The lowest PTX ISA version that has every feature used.
     pub min_ptx: PtxVersion,
     /// Every feature with its own requirement.
@@ -403,6 +393,9 @@ pub fn validate(
     Ok(Checked {
         effective: c.effective,
         min_target: target.unwrap_or_else(|| Target::at_least(min_sm)),
+        default_target: target
+            .or(c.target)
+            .unwrap_or_else(|| Target::at_least(min_sm.max(20))),
         min_ptx,
         needs: c.needs,
         warnings: c.warnings,

@@ -2,6 +2,8 @@
 //! patterns biased toward the cases where floating-point implementations go wrong.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod exact;
+
 use gpufp::Format;
 
 /// SplitMix64: small, seedable, and good enough to spread test cases.

@@ -1,0 +1,116 @@
+//! The command-line contract of DESIGN.md, run through the built `gpufp` binary.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gpufp(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpufp"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gpufp");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn batch_example_from_the_issue() {
+    let o = gpufp(&["batch"], "fma.rn.f32 0x3f800000 0x40000000 0x40400000\n");
+    assert_eq!(stdout(&o), "0x40a00000\n");
+    assert!(o.status.success());
+}
+
+/// One output line per case; blank and `#` lines skipped; a bad line gives `error:` with its
+/// position and the batch goes on; exit status 1.
+#[test]
+fn batch_reports_bad_lines_and_carries_on() {
+    let input = "# comment\n\nadd.f32 0x3f800000 0x3f800000\nadd.f32 0x3f800000 zz\nmul.rn.bf16 1.5 2\n\tbogus.f32 1 2\nmin.f16x2 0x7e00bc00 0x3c003c00\ntestp.normal.f64 0x0\n";
+    let o = gpufp(&["batch"], input);
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(
+        lines,
+        [
+            "0x40000000",
+            "error: line 4, column 20: operand 2: `zz` is not a number, `0x` bit pattern or `0f`/`0d` literal",
+            "0x4040",
+            "error: line 6, column 2: unknown floating-point opcode `bogus`",
+            "0x3c00bc00",
+            "1",
+        ]
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn batch_reads_a_file_and_respects_target() {
+    let path = std::env::temp_dir().join(format!("gpufp-cli-test-{}.txt", std::process::id()));
+    std::fs::write(&path, "min.NaN.f32 0x7fc00000 0x0\n").unwrap();
+    let o = gpufp(&["batch", "--target", "sm_75", path.to_str().unwrap()], "");
+    assert_eq!(
+        stdout(&o),
+        "error: line 1, column 1: Feature '.NaN' requires .target sm_80 or higher\n"
+    );
+    let o = gpufp(&["batch", "--target", "sm_80", path.to_str().unwrap()], "");
+    assert_eq!(stdout(&o), "0x7fffffff\n");
+    std::fs::remove_file(&path).unwrap();
+    let o = gpufp(&["batch", "/nonexistent/gpufp"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error: reading /nonexistent/gpufp"));
+}
+
+#[test]
+fn eval_prints_bits_value_rules_and_policy_dependence() {
+    let o = gpufp(&["eval", "mul.rn.ftz.f32", "0x3F7FFFFF", "0x00800000"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.starts_with("0x00000000\nvalue: 0\n"), "{out}");
+    assert!(out.contains("rule: result tiny, flushed to zero"), "{out}");
+    assert!(out.contains("policy: depends on unverified policy `ftz_tininess`: with `IeeeRounded` the result is 0x00800000"), "{out}");
+    // Lane 0 is the low half: 1 + 1 = 2 (0x4000) there, 1 + -1 = +0 in lane 1.
+    let o = gpufp(&["eval", "add.f16x2", "0x3c003c00", "0xbc003c00"], "");
+    assert_eq!(stdout(&o), "0x00004000\nvalue: [2, 0]\n");
+    let o = gpufp(&["eval", "max.f32", "-0.0", "0.0"], "");
+    assert_eq!(stdout(&o), "0x00000000\nvalue: 0\n");
+}
+
+#[test]
+fn eval_errors_exit_1() {
+    for args in [
+        &["eval", "fma.f32", "1", "2", "3"][..],
+        &["eval", "add.f32", "1"],
+        &["eval", "add.f16", "0x10000", "1"],
+        &["eval", "add.xyz.f32", "1", "2"],
+    ] {
+        let o = gpufp(args, "");
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).starts_with("error: "),
+            "{args:?}"
+        );
+    }
+    // A malformed option value is a usage error (status 2), and says which value.
+    let o = gpufp(&["eval", "--target", "sm_99", "add.f32", "1", "2"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown target `sm_99`"));
+}
+
+#[test]
+fn parse_prints_canonical_form_and_requirements() {
+    let o = gpufp(&["parse", "min.xorsign.abs.NaN.f32"], "");
+    assert!(stdout(&o).starts_with("min.NaN.xorsign.abs.f32\noperands: d: .f32 (32 bits); a, b: .f32 (32 bits)\nrequires: sm_86, PTX ISA 7.2\n"));
+    let o = gpufp(&["parse", "--target", "sm_80", "min.xorsign.abs.f16"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("Feature 'min.xorsign.abs' requires .target sm_86 or higher"));
+}
