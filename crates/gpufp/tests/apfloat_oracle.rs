@@ -7,20 +7,11 @@
 
 mod common;
 
-use common::{case_count, near, operand, Rng};
+use common::{ap_round, case_count, near, operand, Rng};
 use gpufp::{ieee, Format, Round, Rounding, BF16, F16, F32, F64};
 use rayon::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, Round as ApRound};
-
-fn ap_round(r: Round) -> ApRound {
-    match r {
-        Round::Rn => ApRound::NearestTiesToEven,
-        Round::Rz => ApRound::TowardZero,
-        Round::Rm => ApRound::TowardNegative,
-        Round::Rp => ApRound::TowardPositive,
-    }
-}
+use rustc_apfloat::Float;
 
 /// The IEEE operations rustc_apfloat implements.
 #[derive(Clone, Copy, Debug, PartialEq)]

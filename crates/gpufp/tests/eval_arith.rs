@@ -8,11 +8,11 @@
 mod common;
 
 use common::exact::{model, Op};
-use common::{operand, Rng};
+use common::{ap_round, operand, Rng};
 use gpufp::ptx::{self, Context, Instr, Modifiers, Opcode, Type};
 use gpufp::{Format, Round, Tininess, BF16, F16, F32, F64};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, Round as ApRound};
+use rustc_apfloat::Float;
 
 /// Every valid non-approximate arithmetic instruction (sm_20+ semantics).
 fn variants() -> Vec<Instr> {
@@ -60,15 +60,6 @@ fn variants() -> Vec<Instr> {
         }
     }
     out
-}
-
-fn ap_round(r: Round) -> ApRound {
-    match r {
-        Round::Rn => ApRound::NearestTiesToEven,
-        Round::Rz => ApRound::TowardZero,
-        Round::Rm => ApRound::TowardNegative,
-        Round::Rp => ApRound::TowardPositive,
-    }
 }
 
 /// The IEEE result (NaN as IEEE 754 §6.2.3 gives it) by rustc_apfloat.

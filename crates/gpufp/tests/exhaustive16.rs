@@ -14,11 +14,11 @@
 
 mod common;
 
-use common::Rng;
+use common::{ap_round, Rng};
 use gpufp::{ieee, Format, Round, Rounding, BF16, F16};
 use rayon::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Half};
-use rustc_apfloat::{Float, Round as ApRound};
+use rustc_apfloat::Float;
 use std::cmp::Ordering;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -219,12 +219,7 @@ fn oracle_matches_apfloat() {
                         A::from_bits(u128::from(a.to_bits())),
                         A::from_bits(u128::from(b.to_bits())),
                     );
-                    let rr = match r {
-                        Round::Rn => ApRound::NearestTiesToEven,
-                        Round::Rz => ApRound::TowardZero,
-                        Round::Rm => ApRound::TowardNegative,
-                        Round::Rp => ApRound::TowardPositive,
-                    };
+                    let rr = ap_round(r);
                     let v = match op {
                         Op::Add => x.add_r(y, rr).value,
                         Op::Sub => x.sub_r(y, rr).value,

@@ -788,8 +788,16 @@ fn any_instr() -> impl Strategy<Value = Instr> {
     })
 }
 
+/// Cases per property: `GPUFP_FUZZ_CASES` (a longer fuzzing run) or 20,000.
+fn fuzz_cases() -> u32 {
+    std::env::var("GPUFP_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(20_000))]
+    #![proptest_config(ProptestConfig::with_cases(fuzz_cases()))]
 
     /// Every instruction value prints to text that parses back to the same value (up to the
     /// input count, which the opcode form does not carry); `.full` off `div` is the one spelling
@@ -816,11 +824,31 @@ proptest! {
 
     /// Arbitrary text never panics the parsers.
     #[test]
-    fn parsers_never_panic(s in "\\PC{0,40}", t in "[@!a-z0-9._ ,;%-]{0,60}") {
-        let _ = ptx::parse_instr(&s);
-        let _ = ptx::parse_statement(&s);
-        let _ = ptx::parse_instr(&t);
-        let _ = ptx::parse_statement(&t);
+    fn parsers_never_panic(
+        s in "\\PC{0,40}",
+        t in "[@!a-z0-9._ ,;%-]{0,60}",
+        example in 0..EXAMPLES.len(),
+        at in any::<usize>(),
+        cut in 0usize..4,
+        junk in "\\PC{0,3}",
+    ) {
+        // A manual example with a few characters cut out and others spliced in.
+        let text = EXAMPLES[example].1;
+        let mut at = at % (text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let end = (at + cut).min(text.len());
+        let spliced = format!("{}{junk}{}", &text[..at], &text[end..]);
+        for input in [&s, &t, &spliced] {
+            let _ = ptx::parse_instr(input);
+            if let Ok(st) = ptx::parse_statement(input) {
+                if let Ok(c) = ptx::validate(&st.instr, None, None) {
+                    let ops = vec![0x7FC0_0001; usize::from(st.instr.inputs)];
+                    let _ = ptx::eval(&c.effective, &ops, &gpufp::ptx::Context::default());
+                }
+            }
+        }
     }
 }
 

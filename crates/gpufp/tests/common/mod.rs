@@ -4,7 +4,18 @@
 
 pub mod exact;
 
-use gpufp::Format;
+use gpufp::{Format, Round};
+use rustc_apfloat::Round as ApRound;
+
+/// A PTX rounding modifier as rustc_apfloat's rounding direction.
+pub fn ap_round(r: Round) -> ApRound {
+    match r {
+        Round::Rn => ApRound::NearestTiesToEven,
+        Round::Rz => ApRound::TowardZero,
+        Round::Rm => ApRound::TowardNegative,
+        Round::Rp => ApRound::TowardPositive,
+    }
+}
 
 /// SplitMix64: small, seedable, and good enough to spread test cases.
 pub struct Rng(pub u64);
