@@ -44,6 +44,11 @@ enum Command {
         at: Where,
         file: Option<std::path::PathBuf>,
     },
+    /// Intel vISA MIN_MAX: run, assemble, disassemble.
+    Visa {
+        #[command(subcommand)]
+        command: VisaCommand,
+    },
     /// Validate an instruction; print its canonical form, operands and requirements.
     Parse {
         #[command(flatten)]
@@ -54,6 +59,163 @@ enum Command {
         /// The instruction, e.g. `min.ftz.NaN.xorsign.abs.f32`.
         instr: String,
     },
+}
+
+#[derive(Subcommand)]
+enum VisaCommand {
+    /// Run the declarations and MIN/MAX lines of FILE; print the variables asked for.
+    Run {
+        file: std::path::PathBuf,
+        /// Initial elements of a variable: `V33=1.5,2,0x3f800000` (numbers or bit patterns).
+        #[arg(long = "set", value_name = "V=LIST")]
+        sets: Vec<String>,
+        /// A variable to print after the run (default: every declared variable).
+        #[arg(long = "print", value_name = "V")]
+        prints: Vec<String>,
+        /// Bytes per GRF register (32 or 64).
+        #[arg(long, default_value_t = 32)]
+        grf: usize,
+        /// The 32-bit execution mask (default: all channels enabled).
+        #[arg(long, value_parser = parse_u32)]
+        exec_mask: Option<u32>,
+        /// `%cr0` (bits 6, 7, 10 allow DF, F, HF denormals; default: all allowed).
+        #[arg(long, value_parser = parse_u32)]
+        cr0: Option<u32>,
+    },
+    /// Assemble the MIN/MAX lines of FILE: one line of hex bytes per instruction.
+    Asm {
+        file: std::path::PathBuf,
+        #[arg(long, default_value_t = 32)]
+        grf: usize,
+    },
+    /// Disassemble hex bytes (one or more instructions) into text.
+    Disasm { hex: Vec<String> },
+}
+
+fn parse_u32(s: &str) -> Result<u32, String> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| format!("`{s}` is not a 32-bit number"))
+}
+
+fn read_file(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))
+}
+
+fn variable_id(text: &str) -> Result<u32, String> {
+    text.strip_prefix('V')
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("`{text}` is not a variable `V<number>`"))
+}
+
+fn visa(command: VisaCommand) -> Result<String, String> {
+    use gpufp::visa::{asm, encode, exec, state::State};
+    match command {
+        VisaCommand::Run {
+            file,
+            sets,
+            prints,
+            grf,
+            exec_mask,
+            cr0,
+        } => {
+            let text = read_file(&file)?;
+            let program =
+                asm::parse_program(&text, grf).map_err(|e| format!("{}: {e}", file.display()))?;
+            let mut state = State::new(grf)?;
+            state.exec_mask = exec_mask.unwrap_or(state.exec_mask);
+            state.cr0 = cr0.unwrap_or(state.cr0);
+            for (line, d) in &program.decls {
+                state
+                    .declare(d)
+                    .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
+            }
+            for set in &sets {
+                let (var, list) = set
+                    .split_once('=')
+                    .ok_or_else(|| format!("--set `{set}`: expected V=LIST"))?;
+                let id = variable_id(var)?;
+                let ty = state.var_type(id)?;
+                for (k, v) in list.split(',').enumerate() {
+                    let bits = asm::immediate(v.trim(), ty)
+                        .map_err(|e| format!("--set {var}[{k}]: {e}"))?;
+                    state
+                        .write(id, k, bits)
+                        .map_err(|e| format!("--set {var}: {e}"))?;
+                }
+            }
+            for (line, i) in &program.instrs {
+                exec::execute(i, &mut state, &Policies::default())
+                    .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
+            }
+            let ids: Vec<u32> = if prints.is_empty() {
+                state.variables().collect()
+            } else {
+                prints
+                    .iter()
+                    .map(|p| variable_id(p))
+                    .collect::<Result<_, _>>()?
+            };
+            let mut out = String::new();
+            for id in ids {
+                let ty = state.var_type(id)?;
+                for k in 0..state.num_elts(id)? {
+                    let bits = state.read(id, k)?;
+                    out += &format!(
+                        "V{id}[{k}] = 0x{bits:0w$x}  {}\n",
+                        visa_value(bits, ty),
+                        w = 2 * ty.size()
+                    );
+                }
+            }
+            Ok(out)
+        }
+        VisaCommand::Asm { file, grf } => {
+            let program = asm::parse_program(&read_file(&file)?, grf)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let mut out = String::new();
+            for (line, i) in &program.instrs {
+                let bytes = encode::encode(i)
+                    .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
+                out += &format!("{}\n", encode::to_hex(&bytes));
+            }
+            Ok(out)
+        }
+        VisaCommand::Disasm { hex } => {
+            let bytes = encode::from_hex(&hex.join(" "))?;
+            let mut out = String::new();
+            let mut at = 0;
+            while at < bytes.len() {
+                let (i, n) = encode::decode(&bytes[at..])
+                    .map_err(|e| format!("instruction at byte {at}: {e}"))?;
+                out += &format!("{i}\n");
+                at += n;
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// An element's value for display: a number of its type.
+fn visa_value(bits: u64, ty: gpufp::visa::VType) -> String {
+    use gpufp::visa::VType;
+    match ty {
+        VType::HF => gpufp::decimal::format(gpufp::F16(bits as u16)),
+        VType::F => gpufp::decimal::format(gpufp::F32(bits as u32)),
+        VType::DF => gpufp::decimal::format(gpufp::F64(bits)),
+        t if t.is_signed() => {
+            let w = 8 * t.size() as u32;
+            let v = if w < 64 && bits >> (w - 1) & 1 == 1 {
+                i128::from(bits) - (1i128 << w)
+            } else {
+                i128::from(bits as i64)
+            };
+            v.to_string()
+        }
+        _ => bits.to_string(),
+    }
 }
 
 fn parse_target(s: &str) -> Result<Target, String> {
@@ -310,6 +472,7 @@ fn main() -> ExitCode {
             operands,
             instr,
         } => report(parse(at, operands, &instr)),
+        Command::Visa { command } => report(visa(command)),
         Command::Batch { at, file } => {
             let result = match &file {
                 Some(path) => {

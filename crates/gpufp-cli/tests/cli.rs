@@ -114,3 +114,58 @@ fn parse_prints_canonical_form_and_requirements() {
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("Feature 'min.xorsign.abs' requires .target sm_86 or higher"));
 }
+
+#[test]
+fn visa_asm_disasm_and_run() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let worked = format!("{dir}/../../examples/visa/worked.visa");
+    let o = gpufp(&["visa", "asm", &worked], "");
+    assert_eq!(stdout(&o), "45 03 01 00 5c 00 00 00 00 00 00 02 00 5c 00 00 00 00 00 22 01 00 5d 00 00 00 00 04 22 01\n");
+    let o = gpufp(
+        &[
+            "visa",
+            "disasm",
+            "45 03 01 00 5C000000 00 00 0002 00 5C000000 00 00 2201 00 5D000000 00 04 2201",
+        ],
+        "",
+    );
+    assert_eq!(
+        stdout(&o),
+        "max (M1, 8) V92(0,0)<1> V92(0,0)<1;1,0> V93(0,4)<1;1,0>\n"
+    );
+    let o = gpufp(&["visa", "disasm", "45 03"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"));
+    let example = format!("{dir}/../../examples/visa/minmax.visa");
+    let o = gpufp(
+        &[
+            "visa",
+            "run",
+            &example,
+            "--set",
+            "V33=-0.5,-2",
+            "--set",
+            "V34=1,1",
+            "--print",
+            "V35",
+            "--print",
+            "V34",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "V35[0] = 0x3f000000  0.5\nV35[1] = 0x3f800000  1\nV35[2] = 0x00000000  0\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "V34[0] = 0xbf000000  -0.5\nV34[1] = 0xc0000000  -2\nV34[2] = 0x00000000  0\n"
+        ),
+        "{out}"
+    );
+    let o = gpufp(&["visa", "run", &example, "--set", "V99=1"], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("V99 is not declared"));
+}

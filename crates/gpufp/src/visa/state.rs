@@ -1,0 +1,221 @@
+//! The state a straight-line vISA kernel of `MIN_MAX` instructions reads and writes: general
+//! variables laid out in a GRF-backed register file, the 32-bit execution mask, and `%cr0`.
+
+use super::VType;
+use std::collections::BTreeMap;
+
+/// vISA numbers the predefined variables 0..31; declared ones start at 32.
+pub const FIRST_USER_VARIABLE: u32 = 32;
+
+/// `%cr0` bits that allow denormals (SEMANTICS.md §6): DF bit 6, F bit 7, HF bit 10. When a
+/// type's bit is clear, its denormal operands are flushed to a zero of the same sign.
+pub const CR0_DF_DENORM: u32 = 1 << 6;
+pub const CR0_F_DENORM: u32 = 1 << 7;
+pub const CR0_HF_DENORM: u32 = 1 << 10;
+
+/// A general variable: `.decl V33 v_type=G type=f num_elts=16 align=GRF [alias=<V32, 0>]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decl {
+    pub id: u32,
+    pub ty: VType,
+    pub num_elts: usize,
+    /// Alignment in bytes of a variable that is not an alias.
+    pub align: usize,
+    /// `alias=<V, byte offset>`: shares the storage of another variable.
+    pub alias: Option<(u32, usize)>,
+}
+
+/// Where a variable lives: its byte offset in the register file and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Placed {
+    ty: VType,
+    offset: usize,
+    size: usize,
+}
+
+/// The register file and the controls.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// Bytes per GRF register: 32, or 64 on newer parts.
+    pub grf_size: usize,
+    pub exec_mask: u32,
+    pub cr0: u32,
+    bytes: Vec<u8>,
+    vars: BTreeMap<u32, Placed>,
+}
+
+impl State {
+    /// An empty state: every channel enabled, every denormal allowed (`%cr0` default).
+    pub fn new(grf_size: usize) -> Result<State, String> {
+        if grf_size != 32 && grf_size != 64 {
+            return Err(format!("GRF size must be 32 or 64 bytes, not {grf_size}"));
+        }
+        Ok(State {
+            grf_size,
+            exec_mask: u32::MAX,
+            cr0: CR0_DF_DENORM | CR0_F_DENORM | CR0_HF_DENORM,
+            bytes: Vec::new(),
+            vars: BTreeMap::new(),
+        })
+    }
+
+    /// Declares a variable: a fresh one is placed at the next offset aligned as asked; an alias
+    /// must lie inside the variable it aliases.
+    pub fn declare(&mut self, d: &Decl) -> Result<(), String> {
+        if d.id < FIRST_USER_VARIABLE {
+            return Err(format!(
+                "V{} is a predefined variable (declared ones start at V{FIRST_USER_VARIABLE})",
+                d.id
+            ));
+        }
+        if self.vars.contains_key(&d.id) {
+            return Err(format!("V{} is declared twice", d.id));
+        }
+        if d.num_elts == 0 || d.num_elts > 4096 {
+            return Err(format!(
+                "V{}: num_elts must be 1..4096, not {}",
+                d.id, d.num_elts
+            ));
+        }
+        let size = d.num_elts * d.ty.size();
+        let offset = match d.alias {
+            Some((base, off)) => {
+                let b = self
+                    .vars
+                    .get(&base)
+                    .ok_or_else(|| format!("V{}: alias of undeclared V{base}", d.id))?;
+                if off + size > b.size {
+                    return Err(format!(
+                        "V{}: alias of {size} bytes at offset {off} does not fit in V{base} ({} bytes)",
+                        d.id, b.size
+                    ));
+                }
+                b.offset + off
+            }
+            None => {
+                let align = d.align.max(1);
+                self.bytes.len().div_ceil(align) * align
+            }
+        };
+        if d.alias.is_none() {
+            // Round the file up to whole registers so the next variable starts on its own.
+            let end = (offset + size).div_ceil(self.grf_size) * self.grf_size;
+            self.bytes.resize(end.max(self.bytes.len()), 0);
+        }
+        self.vars.insert(
+            d.id,
+            Placed {
+                ty: d.ty,
+                offset,
+                size,
+            },
+        );
+        Ok(())
+    }
+
+    pub fn var_type(&self, id: u32) -> Result<VType, String> {
+        self.vars
+            .get(&id)
+            .map(|p| p.ty)
+            .ok_or_else(|| format!("V{id} is not declared"))
+    }
+
+    pub fn num_elts(&self, id: u32) -> Result<usize, String> {
+        self.vars
+            .get(&id)
+            .map(|p| p.size / p.ty.size())
+            .ok_or_else(|| format!("V{id} is not declared"))
+    }
+
+    /// The byte range of element `index` (in elements of the variable's type) of `V<id>`.
+    fn element(&self, id: u32, index: usize) -> Result<(usize, usize), String> {
+        let p = self
+            .vars
+            .get(&id)
+            .ok_or_else(|| format!("V{id} is not declared"))?;
+        let size = p.ty.size();
+        let start = index
+            .checked_mul(size)
+            .filter(|s| s + size <= p.size)
+            .ok_or_else(|| {
+                format!(
+                    "element {index} is outside V{id} ({} elements of type {})",
+                    p.size / size,
+                    p.ty.name()
+                )
+            })?;
+        Ok((p.offset + start, size))
+    }
+
+    /// Reads element `index` of `V<id>` as bits, little-endian.
+    pub fn read(&self, id: u32, index: usize) -> Result<u64, String> {
+        let (at, size) = self.element(id, index)?;
+        Ok(self.bytes[at..at + size]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, b| acc << 8 | u64::from(*b)))
+    }
+
+    /// Writes element `index` of `V<id>` (the low bytes of `bits`).
+    pub fn write(&mut self, id: u32, index: usize, bits: u64) -> Result<(), String> {
+        let (at, size) = self.element(id, index)?;
+        for (k, b) in self.bytes[at..at + size].iter_mut().enumerate() {
+            *b = (bits >> (8 * k)) as u8;
+        }
+        Ok(())
+    }
+
+    /// The element index that `V<id>(row, col)` starts at: `row * (GRF / size) + col`.
+    pub fn origin(&self, id: u32, row: u8, col: u8) -> Result<usize, String> {
+        let ty = self.var_type(id)?;
+        Ok(usize::from(row) * (self.grf_size / ty.size()) + usize::from(col))
+    }
+
+    /// Every declared variable's id, in order.
+    pub fn variables(&self) -> impl Iterator<Item = u32> + '_ {
+        self.vars.keys().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decl(id: u32, ty: VType, n: usize, alias: Option<(u32, usize)>) -> Decl {
+        Decl {
+            id,
+            ty,
+            num_elts: n,
+            align: 32,
+            alias,
+        }
+    }
+
+    #[test]
+    fn layout_aliases_and_bounds() {
+        let mut s = State::new(32).unwrap();
+        s.declare(&decl(33, VType::F, 16, None)).unwrap();
+        s.declare(&decl(34, VType::UB, 4, None)).unwrap();
+        s.declare(&decl(35, VType::UW, 4, Some((33, 8)))).unwrap();
+        s.write(33, 2, 0x3F80_0000).unwrap();
+        assert_eq!(s.read(35, 0), Ok(0x0000));
+        assert_eq!(s.read(35, 1), Ok(0x3F80));
+        assert_eq!(s.origin(33, 1, 2), Ok(10));
+        assert!(s.read(33, 16).unwrap_err().contains("outside V33"));
+        assert!(s
+            .declare(&decl(36, VType::D, 20, Some((33, 0))))
+            .unwrap_err()
+            .contains("does not fit"));
+        assert!(s
+            .declare(&decl(33, VType::D, 1, None))
+            .unwrap_err()
+            .contains("declared twice"));
+        assert!(s
+            .declare(&decl(5, VType::D, 1, None))
+            .unwrap_err()
+            .contains("predefined"));
+        let wide = State::new(64).unwrap();
+        assert!(State::new(48).is_err());
+        assert_eq!(wide.grf_size, 64);
+    }
+}
