@@ -343,12 +343,31 @@ mod round_trips {
     }
 
     fn source() -> impl Strategy<Value = Operand> {
-        let modifier = prop::sample::select(vec![SrcMod::None, SrcMod::Abs, SrcMod::Neg, SrcMod::NegAbs]);
-        let general = (32u32..5000, any::<u8>(), any::<u8>(), stride(), stride(), stride(), modifier)
-            .prop_map(|(id, row, col, vs, w, hs, modifier)| Operand::General { id, row, col, region: Region::src(vs, w, hs), modifier });
+        let modifier =
+            prop::sample::select(vec![SrcMod::None, SrcMod::Abs, SrcMod::Neg, SrcMod::NegAbs]);
+        let general = (
+            32u32..5000,
+            any::<u8>(),
+            any::<u8>(),
+            stride(),
+            stride(),
+            stride(),
+            modifier,
+        )
+            .prop_map(|(id, row, col, vs, w, hs, modifier)| Operand::General {
+                id,
+                row,
+                col,
+                region: Region::src(vs, w, hs),
+                modifier,
+            });
         let imm = (0..VType::ALL.len(), any::<u64>()).prop_map(|(t, bits)| {
             let ty = VType::ALL[t];
-            let bits = if ty.size() == 8 { bits } else { bits & ((1 << (8 * ty.size())) - 1) };
+            let bits = if ty.size() == 8 {
+                bits
+            } else {
+                bits & ((1 << (8 * ty.size())) - 1)
+            };
             Operand::Imm { ty, bits }
         });
         prop_oneof![general, imm]
@@ -356,19 +375,37 @@ mod round_trips {
 
     fn instruction() -> impl Strategy<Value = MinMax> {
         let size = prop::sample::select(vec![1u8, 2, 4, 8, 16, 32]);
-        let dst = (32u32..5000, any::<u8>(), any::<u8>(), stride())
-            .prop_map(|(id, row, col, hs)| Operand::General { id, row, col, region: Region::dst(hs), modifier: SrcMod::None });
-        (any::<bool>(), any::<bool>(), size, 0u8..8, any::<bool>(), dst, source(), source()).prop_map(
-            |(max, sat, exec_size, group, no_mask, dst, src0, src1)| MinMax {
-                op: if max { Op::Max } else { Op::Min },
-                sat,
-                exec_size,
-                mask: MaskCtrl { group, no_mask },
-                dst,
-                src0,
-                src1,
-            },
+        let dst =
+            (32u32..5000, any::<u8>(), any::<u8>(), stride()).prop_map(|(id, row, col, hs)| {
+                Operand::General {
+                    id,
+                    row,
+                    col,
+                    region: Region::dst(hs),
+                    modifier: SrcMod::None,
+                }
+            });
+        (
+            any::<bool>(),
+            any::<bool>(),
+            size,
+            0u8..8,
+            any::<bool>(),
+            dst,
+            source(),
+            source(),
         )
+            .prop_map(
+                |(max, sat, exec_size, group, no_mask, dst, src0, src1)| MinMax {
+                    op: if max { Op::Max } else { Op::Min },
+                    sat,
+                    exec_size,
+                    mask: MaskCtrl { group, no_mask },
+                    dst,
+                    src0,
+                    src1,
+                },
+            )
     }
 
     proptest! {
