@@ -5,22 +5,12 @@
 //! operation, rounded once with `.rnd` (flushing tiny results under `.ftz`) -> the format's NaN
 //! rule -> `.sat` / `.relu`.
 
-use super::eval::{Context, Lane, Rule, Trace};
+use super::eval::{flush_inputs, Context, Lane, Rule, Trace};
 use super::instr::{Instr, Opcode};
-use super::sign::flush_input;
 use crate::format::Format;
 use crate::ieee;
 use crate::round::{Round, Rounding};
 use crate::steps;
-
-/// Whether subnormals are flushed (`.ftz`, or f32 on `sm_1x` under [`Policies::sm1x_f32_flush`]),
-/// and whether that is the `sm_1x` rule.
-///
-/// [`Policies::sm1x_f32_flush`]: crate::policy::Policies::sm1x_f32_flush
-pub fn flushes<F: Format>(i: &Instr, ctx: &Context) -> (bool, bool) {
-    let sm1x = F::BITS == 32 && ctx.sm1x() && ctx.policies.sm1x_f32_flush;
-    (i.mods.ftz || sm1x, sm1x && !i.mods.ftz)
-}
 
 /// The format's NaN rule for an arithmetic result (SEMANTICS.md §2, §3.2), noted.
 pub fn nan_result<F: Format, T: Trace>(d: F, ctx: &Context, t: &mut T) -> F {
@@ -50,12 +40,7 @@ pub fn arith<F: Format, T: Trace>(i: &Instr, lane: Lane<F>, ctx: &Context, t: &m
             return F::zero(false);
         }
     }
-    let (ftz, sm1x) = flushes::<F>(i, ctx);
-    let mut x = lane.x;
-    for (k, v) in x.iter_mut().enumerate().take(lane.n) {
-        *v = flush_input(*v, k as u8, ftz, sm1x, t);
-    }
-    let [a, b, c] = x;
+    let ([a, b, c], ftz) = flush_inputs(i, &lane, ctx, t);
     let r: Rounding = steps::rounding(m.rnd.unwrap_or(Round::Rn), ftz, p);
     let compute = |r: Rounding| match i.opcode {
         Opcode::Add => ieee::add(a, b, r),

@@ -167,6 +167,37 @@ pub struct Lane<F> {
     pub n: usize,
 }
 
+/// The lane's first `n` inputs with subnormals flushed to signed zeros, noted, where `.ftz`
+/// says so or the target is `sm_1x` and the type f32 ([`Policies::sm1x_f32_flush`]); and
+/// whether flushing is in force (results flush too).
+///
+/// [`Policies::sm1x_f32_flush`]: crate::policy::Policies::sm1x_f32_flush
+pub fn flush_inputs<F: Format, T: Trace>(
+    i: &Instr,
+    lane: &Lane<F>,
+    ctx: &Context,
+    t: &mut T,
+) -> ([F; 3], bool) {
+    let sm1x = F::BITS == 32 && ctx.sm1x() && ctx.policies.sm1x_f32_flush && !i.mods.ftz;
+    let ftz = i.mods.ftz || sm1x;
+    let mut x = lane.x;
+    if ftz {
+        for (k, v) in x.iter_mut().enumerate().take(lane.n) {
+            if v.is_subnormal() {
+                t.note(|| {
+                    if sm1x {
+                        Rule::Sm1xFlush
+                    } else {
+                        Rule::InputFlushed(k as u8)
+                    }
+                });
+                *v = crate::steps::ftz(*v);
+            }
+        }
+    }
+    (x, ftz)
+}
+
 /// Evaluates `i` on `ops` (one bit pattern per source operand, lane 0 in the low bits).
 pub fn eval(i: &Instr, ops: &[u64], ctx: &Context) -> Result<u64, EvalError> {
     eval_traced(i, ops, ctx, &mut Silent)
@@ -255,7 +286,7 @@ fn scalar<F: Format, T: Trace>(
         | Opcode::Rcp
         | Opcode::Sqrt => arith::arith(i, lane, ctx, trace),
         Opcode::Min | Opcode::Max => minmax::minmax(i, lane, ctx, trace),
-        Opcode::Abs | Opcode::Neg => sign::abs_neg(i, lane.x[0], ctx, trace),
+        Opcode::Abs | Opcode::Neg => sign::abs_neg(i, &lane, ctx, trace),
         Opcode::Copysign => sign::copysign(lane.x[0], lane.x[1]),
         _ => return Err(EvalError::Unsupported(format!("`{i}` is not modelled yet"))),
     };

@@ -1,8 +1,7 @@
 //! PTX ISA 9.7.3.11/9.7.3.12 (f32, f64) and 9.7.4.7/9.7.4.8 (f16, bf16, x2): `min` and `max`.
 
-use super::eval::{Context, Lane, Rule, Trace};
+use super::eval::{flush_inputs, Context, Lane, Rule, Trace};
 use super::instr::{Instr, Opcode};
-use super::sign::flush_input;
 use crate::format::Format;
 use crate::policy::{F64Nan, HalfMaxXorsignGuard, HalfMinMaxBothNan};
 
@@ -103,11 +102,7 @@ fn two_inputs<F: Format, T: Trace>(
 pub fn minmax<F: Format, T: Trace>(i: &Instr, lane: Lane<F>, ctx: &Context, t: &mut T) -> F {
     let m = i.mods;
     let max = i.opcode == Opcode::Max;
-    let (ftz, sm1x) = super::arith::flushes::<F>(i, ctx);
-    let mut x = lane.x;
-    for (k, v) in x.iter_mut().enumerate().take(lane.n) {
-        *v = flush_input(*v, k as u8, ftz, sm1x, t);
-    }
+    let (mut x, _) = flush_inputs(i, &lane, ctx, t);
     let three = lane.n == 3;
     let xorsign = x[0].sign() != x[1].sign();
     if m.abs {

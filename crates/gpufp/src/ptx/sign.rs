@@ -5,7 +5,7 @@
 //! `HFMA2(-0 * 0 + x)`, f64 `DADD(-0, |a|)`. So a NaN input gives the format's NaN result,
 //! `abs(-0) = +0`, `neg(+0) = -0`, and `.ftz` flushes subnormals.
 
-use super::eval::{Context, Rule, Trace};
+use super::eval::{flush_inputs, Context, Lane, Trace};
 use super::instr::{Instr, Opcode};
 use crate::format::Format;
 use crate::ieee;
@@ -19,9 +19,8 @@ pub fn copysign<F: Format>(a: F, b: F) -> F {
 
 /// PTX ISA 9.7.3.9 `d = |a|` and 9.7.3.10 `d = -a`, as the hardware computes them: the sign
 /// operation, then an addition of `-0.0`.
-pub fn abs_neg<F: Format, T: Trace>(i: &Instr, a: F, ctx: &Context, t: &mut T) -> F {
-    let (ftz, sm1x) = super::arith::flushes::<F>(i, ctx);
-    let a = flush_input(a, 0, ftz, sm1x, t);
+pub fn abs_neg<F: Format, T: Trace>(i: &Instr, lane: &Lane<F>, ctx: &Context, t: &mut T) -> F {
+    let ([a, ..], ftz) = flush_inputs(i, lane, ctx, t);
     let x = if i.opcode == Opcode::Abs {
         a.abs_bits()
     } else {
@@ -30,20 +29,4 @@ pub fn abs_neg<F: Format, T: Trace>(i: &Instr, a: F, ctx: &Context, t: &mut T) -
     let r = steps::rounding(Round::Rn, ftz, &ctx.policies);
     let d = ieee::add(F::zero(true), x, r);
     super::arith::nan_result(d, ctx, t)
-}
-
-/// Flushes a subnormal input when `ftz` holds, noting why.
-pub fn flush_input<F: Format, T: Trace>(x: F, n: u8, ftz: bool, sm1x: bool, t: &mut T) -> F {
-    if ftz && x.is_subnormal() {
-        t.note(|| {
-            if sm1x {
-                Rule::Sm1xFlush
-            } else {
-                Rule::InputFlushed(n)
-            }
-        });
-        steps::ftz(x)
-    } else {
-        x
-    }
 }
