@@ -8,7 +8,7 @@
 //! rounding boundary lies between the f64 value and the true one), and a rounding function written
 //! here, independent of the core, produces it. The oracle is itself checked against rustc_apfloat.
 //!
-//! The full sweeps are ignored tests (4 x 2^32 pairs each; 2^32 pairs take about 72 s on two cores):
+//! The full sweeps are ignored tests (4 x 2^32 pairs each):
 //! `cargo test --release -p gpufp --test exhaustive16 -- --ignored --test-threads 1`. The default
 //! run sweeps a slice of them.
 
