@@ -227,7 +227,7 @@ fn parse_ptx(s: &str) -> Result<PtxVersion, String> {
 }
 
 /// An instruction ready to evaluate: what it means and where it runs.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Ready {
     instr: Instr,
     effective: Instr,
@@ -260,6 +260,7 @@ fn validated(mut instr: Instr, sources: usize, at: Where) -> Result<(Ready, ptx:
     let ctx = Context {
         target: Some(checked.default_target),
         policies: Policies::default(),
+        core: Default::default(),
     };
     let ready = Ready {
         instr,
@@ -308,7 +309,7 @@ fn eval(at: Where, text: &str, operands: &[String]) -> Result<String, String> {
     for (name, value, policies) in ready.ctx.policies.alternatives() {
         let ctx = Context {
             policies,
-            ..ready.ctx
+            ..ready.ctx.clone()
         };
         if let Ok(other) = ptx::eval(&ready.effective, &bits, &ctx) {
             if other != d {

@@ -10,6 +10,7 @@
 pub mod decimal;
 pub mod format;
 pub mod ieee;
+pub mod mufu;
 pub mod policy;
 pub mod ptx;
 pub mod round;

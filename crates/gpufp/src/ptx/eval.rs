@@ -5,14 +5,17 @@ use super::instr::{Instr, Opcode, Type};
 use super::validate::Target;
 use super::{arith, minmax, sign, testp};
 use crate::format::{Format, BF16, F16, F32, F64};
+use crate::mufu::CoreRef;
 use crate::policy::Policies;
 use core::fmt;
 
-/// Where an instruction runs: the target (for `sm_1x` semantics) and the policies in force.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Where an instruction runs: the target (for `sm_1x` semantics), the policies in force, and
+/// the special-function-unit core behind `.approx` instructions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Context {
     pub target: Option<Target>,
     pub policies: Policies,
+    pub core: CoreRef,
 }
 
 impl Context {

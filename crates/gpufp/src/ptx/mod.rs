@@ -2,6 +2,7 @@
 
 pub mod arith;
 pub mod eval;
+pub mod guarantee;
 pub mod instr;
 pub mod minmax;
 pub mod parse;
