@@ -306,6 +306,14 @@ fn eval(at: Where, text: &str, operands: &[String]) -> Result<String, String> {
     for n in &notes.notes {
         out += &format!("rule: {n}\n");
     }
+    if let Ok(gs) = ptx::guarantee::guarantees(&ready.effective, &bits, &ready.ctx) {
+        for (k, g) in gs.iter().enumerate() {
+            match gs.len() {
+                1 => out += &format!("guarantee: {g}\n"),
+                _ => out += &format!("guarantee: lane {k}: {g}\n"),
+            }
+        }
+    }
     for (name, value, policies) in ready.ctx.policies.alternatives() {
         let ctx = Context {
             policies,

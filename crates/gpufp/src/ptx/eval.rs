@@ -3,9 +3,9 @@
 
 use super::instr::{Instr, Opcode, Type};
 use super::validate::Target;
-use super::{arith, minmax, sign, testp};
+use super::{approx, arith, minmax, sign, testp};
 use crate::format::{Format, BF16, F16, F32, F64};
-use crate::mufu::CoreRef;
+use crate::mufu::{CoreRef, Op, Op16, Op64};
 use crate::policy::Policies;
 use core::fmt;
 
@@ -52,6 +52,16 @@ pub enum Rule {
     Sm1xFlush,
     /// `sm_1x` `mad.f32`: the product is truncated to 24 bits before the addition.
     Sm1xTruncatedProduct,
+    /// The special-function-unit operation, computed by the named core.
+    Mufu(Op, String),
+    /// The f64 high-word special-function-unit operation, computed by the named core.
+    Mufu64(Op64, String),
+    /// The 16-bit special-function-unit operation, computed by the named core.
+    Mufu16(Op16, String),
+    /// The approximate instruction's glue scaled operands or result around the MUFU operation.
+    ApproxScaled(&'static str),
+    /// `rsqrt.approx.f64` on an input that is not a positive normal number: the slow path.
+    ApproxSlowPath,
 }
 
 impl fmt::Display for Rule {
@@ -83,6 +93,26 @@ impl fmt::Display for Rule {
             Rule::Sm1xTruncatedProduct => write!(
                 f,
                 "sm_1x mad: product truncated to 24 bits (policy sm1x_mad)"
+            ),
+            Rule::Mufu(op, core) => write!(
+                f,
+                "MUFU.{} computed by the {core} core (policy mufu_core)",
+                format!("{op:?}").to_uppercase()
+            ),
+            Rule::Mufu64(op, core) => write!(
+                f,
+                "MUFU.{} on the upper word, lower word zero, computed by the {core} core (policy mufu_core)",
+                format!("{op:?}").to_uppercase()
+            ),
+            Rule::Mufu16(op, core) => write!(
+                f,
+                "MUFU.{} (16-bit) computed by the {core} core (policy mufu_core)",
+                format!("{op:?}").to_uppercase()
+            ),
+            Rule::ApproxScaled(what) => write!(f, "glue: {what}"),
+            Rule::ApproxSlowPath => write!(
+                f,
+                "not a positive normal number: slow path (special values from the manual's table)"
             ),
         }
     }
@@ -231,11 +261,6 @@ pub fn eval_traced<T: Trace>(
             n + 1
         )));
     }
-    if i.mods.approx || i.mods.full {
-        return Err(EvalError::Unsupported(format!(
-            "`{i}` is an approximate instruction; not modelled yet"
-        )));
-    }
     if let Opcode::Testp(op) = i.opcode {
         return Ok(match i.ty {
             Type::F64 => testp::testp(op, F64::from_bits(ops[0])),
@@ -279,6 +304,9 @@ fn scalar<F: Format, T: Trace>(
         x: bits.map(F::from_bits),
         n: usize::from(i.inputs),
     };
+    if i.mods.approx || i.mods.full {
+        return Ok(approx_lane(i, lane.x, ctx, trace));
+    }
     let r: F = match i.opcode {
         Opcode::Add
         | Opcode::Sub
@@ -294,4 +322,15 @@ fn scalar<F: Format, T: Trace>(
         _ => return Err(EvalError::Unsupported(format!("`{i}` is not modelled yet"))),
     };
     Ok(r.to_bits())
+}
+
+/// One lane of an approximate instruction, by its format.
+fn approx_lane<F: Format, T: Trace>(i: &Instr, x: [F; 3], ctx: &Context, trace: &mut T) -> u64 {
+    let [a, b] = [x[0].to_bits(), x[1].to_bits()];
+    match F::BITS {
+        32 => approx::approx_f32(i, F32::from_bits(a), F32::from_bits(b), ctx, trace).to_bits(),
+        64 => approx::approx_f64(i, F64::from_bits(a), ctx, trace).to_bits(),
+        _ if F::EXP_BITS == 5 => approx::approx_f16(i, F16::from_bits(a), ctx, trace).to_bits(),
+        _ => approx::approx_bf16(i, BF16::from_bits(a), ctx, trace).to_bits(),
+    }
 }

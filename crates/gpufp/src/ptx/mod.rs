@@ -1,6 +1,8 @@
 //! PTX ISA 9.7.3 and 9.7.4: the instruction model, its text form and its validity rules.
 
+pub mod approx;
 pub mod arith;
+pub mod bounds;
 pub mod eval;
 pub mod guarantee;
 pub mod instr;
