@@ -51,14 +51,6 @@ pub enum Sm1xMad {
     TruncatedProduct,
 }
 
-/// Which core model computes the special-function-unit operation of `.approx` instructions
-/// (SEMANTICS.md §5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MufuCore {
-    /// The correctly rounded function value of the core's input: always within the manual's bound.
-    CorrectlyRounded,
-}
-
 /// Which source Intel vISA min/max returns when the two compare equal (SEMANTICS.md §6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VisaEqualOperands {
@@ -85,8 +77,6 @@ pub struct Policies {
     pub sm1x_mad: Sm1xMad,
     /// §3.7: whether f32 instructions flush subnormal inputs and results on `sm_1x` without `.ftz`.
     pub sm1x_f32_flush: bool,
-    /// §5: the MUFU core model.
-    pub mufu_core: MufuCore,
     /// §6: vISA min/max of equal operands (signed zeros).
     pub visa_equal_operands: VisaEqualOperands,
 }
@@ -102,7 +92,6 @@ impl Default for Policies {
             half_max_xorsign_guard: HalfMaxXorsignGuard::Result,
             sm1x_mad: Sm1xMad::TruncatedProduct,
             sm1x_f32_flush: true,
-            mufu_core: MufuCore::CorrectlyRounded,
             visa_equal_operands: VisaEqualOperands::CompareTieRule,
         }
     }
@@ -287,7 +276,7 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "mufu_core",
         section: "5",
-        default: "CorrectlyRounded",
+        default: "correctly-rounded",
         evidence: "contract level: within every manual bound; hardware cores are not documented",
         status: Status::Unverified,
     },
@@ -323,7 +312,11 @@ mod tests {
             ),
             ("sm1x_mad", format!("{:?}", d.sm1x_mad)),
             ("sm1x_f32_flush", format!("{:?}", d.sm1x_f32_flush)),
-            ("mufu_core", format!("{:?}", d.mufu_core)),
+            // Not a `Policies` field: a core may carry tables, so `ptx::Context::core` holds it.
+            (
+                "mufu_core",
+                crate::ptx::Context::default().core.get().name(),
+            ),
             (
                 "visa_equal_operands",
                 format!("{:?}", d.visa_equal_operands),
