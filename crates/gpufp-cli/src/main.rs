@@ -306,7 +306,9 @@ fn eval(at: Where, text: &str, operands: &[String]) -> Result<String, String> {
     for n in &notes.notes {
         out += &format!("rule: {n}\n");
     }
-    if let Ok(gs) = ptx::guarantee::guarantees(&ready.effective, &bits, &ready.ctx) {
+    // Only where a bound or an open NaN is involved (DESIGN.md): "exact" is the rule.
+    let gs = ptx::guarantee::guarantees(&ready.effective, &bits, &ready.ctx).unwrap_or_default();
+    if gs.iter().any(|g| *g != ptx::guarantee::Guarantee::Exact) {
         for (k, g) in gs.iter().enumerate() {
             match gs.len() {
                 1 => out += &format!("guarantee: {g}\n"),
