@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
+mod visa_addr;
+
 /// A bit-exact model of GPU floating-point instructions.
 #[derive(Parser)]
 #[command(name = "gpufp", version, about, long_about = None)]
@@ -66,10 +68,12 @@ enum VisaCommand {
     /// Run the declarations and MIN/MAX lines of FILE; print the variables asked for.
     Run {
         file: std::path::PathBuf,
-        /// Initial elements of a variable: `V33=1.5,2,0x3f800000` (numbers or bit patterns).
+        /// Initial elements of a variable: `V33=1.5,2,0x3f800000` (numbers or bit patterns), or
+        /// of an address variable: `A0=64,&V33,&V33+16` (byte addresses).
         #[arg(long = "set", value_name = "V=LIST")]
         sets: Vec<String>,
-        /// A variable to print after the run (default: every declared variable).
+        /// A variable (`V33`) or address variable (`A0`) to print after the run (default: every
+        /// declared one).
         #[arg(long = "print", value_name = "V")]
         prints: Vec<String>,
         /// Bytes per GRF register (32 or 64).
@@ -132,10 +136,19 @@ fn visa(command: VisaCommand) -> Result<String, String> {
                     .declare(d)
                     .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
             }
+            for (line, d) in &program.addr_decls {
+                state
+                    .declare_address(d)
+                    .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
+            }
             for set in &sets {
                 let (var, list) = set
                     .split_once('=')
                     .ok_or_else(|| format!("--set `{set}`: expected V=LIST"))?;
+                if let Some(id) = visa_addr::address_id(var) {
+                    visa_addr::set(&mut state, id, list)?;
+                    continue;
+                }
                 let id = variable_id(var)?;
                 let ty = state.var_type(id)?;
                 for (k, v) in list.split(',').enumerate() {
@@ -150,16 +163,20 @@ fn visa(command: VisaCommand) -> Result<String, String> {
                 exec::execute(i, &mut state, &Policies::default())
                     .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
             }
-            let ids: Vec<u32> = if prints.is_empty() {
-                state.variables().collect()
+            let names: Vec<String> = if prints.is_empty() {
+                let vars = state.variables().map(|id| format!("V{id}"));
+                vars.chain(state.address_variables().map(|id| format!("A{id}")))
+                    .collect()
             } else {
                 prints
-                    .iter()
-                    .map(|p| variable_id(p))
-                    .collect::<Result<_, _>>()?
             };
             let mut out = String::new();
-            for id in ids {
+            for name in names {
+                if let Some(id) = visa_addr::address_id(&name) {
+                    out += &visa_addr::print(&state, id)?;
+                    continue;
+                }
+                let id = variable_id(&name)?;
                 let ty = state.var_type(id)?;
                 for k in 0..state.num_elts(id)? {
                     let bits = state.read(id, k)?;

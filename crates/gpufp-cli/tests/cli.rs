@@ -169,3 +169,56 @@ fn visa_asm_disasm_and_run() {
     let o = gpufp(&["visa", "run", &example, "--set", "V99=1"], "");
     assert!(String::from_utf8_lossy(&o.stderr).contains("V99 is not declared"));
 }
+
+/// `--set A0=...` with `&V<n>` addresses, `--print A0`, and the indirect example's result:
+/// V34[k] = sat(max(-V33[2k], 0)) = [0.5, 1, 0, 0, ...]; V35[k] = min(V33[2k+1], V34[k]) as
+/// half = [0.5, -1, 0, 0]. V35 follows V33 (64 bytes) and V34 (32 bytes): byte 96.
+#[test]
+fn visa_indirect_run() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let example = format!("{dir}/../../examples/visa/indirect.visa");
+    let run = |set_a0: &str| {
+        gpufp(
+            &[
+                "visa",
+                "run",
+                &example,
+                "--set",
+                "V33=-0.5,3,-2,-1,0.25,0.5,1,7",
+                "--set",
+                set_a0,
+                "--print",
+                "V35",
+                "--print",
+                "A0",
+            ],
+            "",
+        )
+    };
+    let o = run("A0=&V33,&V35");
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "V35[0] = 0x3800  0.5\nV35[1] = 0xbc00  -1\nV35[2] = 0x0000  0\nV35[3] = 0x0000  0\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("A0[0] = 0x0000  0\nA0[1] = 0x0060  96\n"),
+        "{out}"
+    );
+    // The same addresses as numbers and as offsets from another variable.
+    assert_eq!(stdout(&run("A0=0,0x60")), out);
+    let o = run("A0=&V34-32");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`&V34-32`: expected `&V<number>`"));
+    assert_eq!(stdout(&run("A0=&V33+0,&V34+32")), out);
+    let o = run("A0=0,4096");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("dst r[A0(1),0]<1>:hf, channel 0: bytes 4096..4098 are outside the register file (128 bytes)"));
+    let o = run("A0=70000");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not fit a 16-bit address"));
+    // Every declared variable is printed by default, address variables after general ones.
+    let o = gpufp(&["visa", "run", &example], "");
+    assert!(stdout(&o).ends_with("V35[7] = 0x0000  0\nA0[0] = 0x0000  0\nA0[1] = 0x0000  0\n"));
+}

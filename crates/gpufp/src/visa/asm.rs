@@ -2,12 +2,17 @@
 //! ```text
 //! .decl V33 v_type=G type=f num_elts=16 align=GRF
 //! .decl V34 v_type=G type=uw num_elts=8 alias=<V33, 32>
+//! .decl A0 v_type=A num_elts=4
 //! max.sat (M1, 16) V35(0,0)<1> (-)V33(0,0)<1;1,0> 0x3f800000:f
+//! min (8) r[A0(1),-4]<1>:hf (-)r[A0(0),16]<8;8,1>:f 0:f
 //! ```
+//! Indirect operands follow the IGC vISA bytecode reader/disassembler:
+//! `r[A<index>(<addr_offset>),<indirect_offset>]<region>:<type>`, with a source region
+//! `<vs;w,hs>` or a destination region `<hs>`, and the source modifier before the `r`.
 //! "MIN[.sat] (<exec_size>) <dst> <src0> <src1> | MAX[.sat] (<exec_size>) <dst> <src0> <src1>".
 //! `(8)` means `(M1, 8)`; `NoMask` means `M1_NM`.
 
-use super::state::Decl;
+use super::state::{AddrDecl, Decl};
 use super::{exec_size_code, MaskCtrl, MinMax, Op, Operand, Region, SrcMod, VType};
 use crate::decimal;
 use crate::format::{F16, F32, F64};
@@ -38,6 +43,8 @@ impl std::error::Error for AsmError {}
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Program {
     pub decls: Vec<(usize, Decl)>,
+    /// Address variables (`.decl A0 v_type=A num_elts=4`).
+    pub addr_decls: Vec<(usize, AddrDecl)>,
     pub instrs: Vec<(usize, MinMax)>,
 }
 
@@ -94,6 +101,23 @@ impl<'a> Cursor<'a> {
         let at = self.pos;
         let n = self.number()?;
         u8::try_from(n).map_err(|_| (at, format!("{what} {n} is out of range")))
+    }
+    /// An optionally negative decimal number that fits an `i16`.
+    fn signed(&mut self, what: &str) -> Res<i16> {
+        let at = self.pos;
+        let neg = self.eat("-");
+        let n = i64::try_from(self.number()?).unwrap_or(i64::MAX);
+        let v = if neg { -n } else { n };
+        i16::try_from(v).map_err(|_| (at, format!("{what} {v} is out of range (-32768..=32767)")))
+    }
+    /// `A<number>`, an address variable's number.
+    fn address_variable(&mut self) -> Res<u16> {
+        let at = self.pos;
+        if !self.eat("A") {
+            return self.error("expected an address variable `A<number>`");
+        }
+        let n = self.number()?;
+        u16::try_from(n).map_err(|_| (at, format!("address variable number {n} is out of range")))
     }
     fn variable(&mut self) -> Res<u32> {
         let at = self.pos;
@@ -223,19 +247,7 @@ fn operand(c: &mut Cursor, dst: bool) -> Res<Operand> {
         c.skip_space();
         let col = c.small("column")?;
         c.expect(")")?;
-        c.expect("<")?;
-        let region = if dst {
-            let hs = c.small("stride")?;
-            Region::dst(hs)
-        } else {
-            let vs = c.small("stride")?;
-            c.expect(";")?;
-            let w = c.small("width")?;
-            c.expect(",")?;
-            let hs = c.small("stride")?;
-            Region::src(vs, w, hs)
-        };
-        c.expect(">")?;
+        let region = region(c, dst)?;
         return Ok(Operand::General {
             id,
             row,
@@ -244,11 +256,33 @@ fn operand(c: &mut Cursor, dst: bool) -> Res<Operand> {
             modifier,
         });
     }
-    if c.rest().starts_with('r') || c.rest().starts_with("A") {
-        return c.error("indirect operands are not supported yet");
+    if c.eat("r[") {
+        let addr = c.address_variable()?;
+        c.expect("(")?;
+        let addr_offset = c.small("address offset")?;
+        c.expect(")")?;
+        c.expect(",")?;
+        c.skip_space();
+        let offset = c.signed("indirect offset")?;
+        c.expect("]")?;
+        let region = region(c, dst)?;
+        c.expect(":")?;
+        let at = c.pos;
+        let name = c.take(|ch| ch.is_ascii_alphanumeric());
+        let ty = VType::from_name(name).ok_or((at, format!("unknown type `:{name}`")))?;
+        return Ok(Operand::Indirect {
+            addr,
+            addr_offset,
+            offset,
+            ty,
+            region,
+            modifier,
+        });
     }
     if dst {
-        return c.error("the destination must be a variable `V<n>(row,col)<stride>`");
+        return c.error(
+            "the destination must be a variable `V<n>(row,col)<stride>` or indirect `r[A<n>(i),offset]<stride>:type`",
+        );
     }
     if modifier != SrcMod::None {
         return Err((at, "an immediate takes no source modifier".into()));
@@ -261,6 +295,24 @@ fn operand(c: &mut Cursor, dst: bool) -> Res<Operand> {
     let ty = VType::from_name(ty).ok_or((at, format!("unknown type `:{ty}`")))?;
     let bits = immediate(value, ty).map_err(|m| (at, m))?;
     Ok(Operand::Imm { ty, bits })
+}
+
+/// A destination region `<hs>` or a source region `<vs;w,hs>`.
+fn region(c: &mut Cursor, dst: bool) -> Res<Region> {
+    c.expect("<")?;
+    let region = if dst {
+        let hs = c.small("stride")?;
+        Region::dst(hs)
+    } else {
+        let vs = c.small("stride")?;
+        c.expect(";")?;
+        let w = c.small("width")?;
+        c.expect(",")?;
+        let hs = c.small("stride")?;
+        Region::src(vs, w, hs)
+    };
+    c.expect(">")?;
+    Ok(region)
 }
 
 /// An immediate's bits: `0x` bit patterns of the type's width, integers in the type's range, or
@@ -361,7 +413,8 @@ fn parse_decl(text: &str, grf: usize) -> Res<Decl> {
                         return Err((
                             vat,
                             format!(
-                                "only general variables (v_type=G) are modelled, not `{value}`"
+                                "only general variables (v_type=G) and address variables \
+                                 (`A<n>`, v_type=A) are modelled, not `{value}` for V{id}"
                             ),
                         ))
                     }
@@ -407,6 +460,51 @@ fn parse_decl(text: &str, grf: usize) -> Res<Decl> {
     })
 }
 
+/// Parses `.decl A0 v_type=A num_elts=4`: an address variable.
+fn parse_addr_decl(text: &str) -> Res<AddrDecl> {
+    let mut c = Cursor { text, pos: 0 };
+    c.skip_space();
+    c.expect(".decl")?;
+    c.skip_space();
+    let id = c.address_variable()?;
+    let mut num_elts = None;
+    loop {
+        c.skip_space();
+        if c.rest().is_empty() {
+            break;
+        }
+        let at = c.pos;
+        let key = c.take(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        c.expect("=")?;
+        let vat = c.pos;
+        let value = c.take(|ch| !ch.is_whitespace());
+        match key {
+            "v_type" if value == "A" => {}
+            "v_type" => {
+                return Err((
+                    vat,
+                    format!("`A{id}` names an address variable: v_type=A, not `{value}`"),
+                ))
+            }
+            "num_elts" => {
+                num_elts = Some(
+                    value
+                        .parse::<usize>()
+                        .map_err(|_| (vat, format!("`{value}` is not a count")))?,
+                )
+            }
+            _ => {
+                return Err((
+                    at,
+                    format!("unknown address declaration attribute `{key}` (v_type, num_elts)"),
+                ))
+            }
+        }
+    }
+    let num_elts = num_elts.ok_or((0, format!("A{id}: missing `num_elts=`")))?;
+    Ok(AddrDecl { id, num_elts })
+}
+
 /// Parses a file of declarations and `MIN`/`MAX` lines; `//` starts a comment. The GRF size
 /// decides what `align=GRF` means.
 pub fn parse_program(text: &str, grf: usize) -> Result<Program, AsmError> {
@@ -422,7 +520,13 @@ pub fn parse_program(text: &str, grf: usize) -> Result<Program, AsmError> {
         if trimmed.is_empty() {
             continue;
         }
-        if trimmed.starts_with(".decl") {
+        let is_address = trimmed
+            .strip_prefix(".decl")
+            .is_some_and(|r| r.trim_start().starts_with('A'));
+        if is_address {
+            p.addr_decls
+                .push((n + 1, parse_addr_decl(line).map_err(err)?));
+        } else if trimmed.starts_with(".decl") {
             p.decls.push((n + 1, parse_decl(line, grf).map_err(err)?));
         } else if trimmed.starts_with('.') {
             let word = trimmed.split_whitespace().next().unwrap_or_default();
@@ -451,6 +555,19 @@ impl fmt::Display for Operand {
                 write!(f, "{}V{id}({row},{col}){region}", modifier.text())
             }
             Operand::Imm { ty, bits } => write!(f, "0x{bits:x}:{}", ty.name()),
+            Operand::Indirect {
+                addr,
+                addr_offset,
+                offset,
+                ty,
+                region,
+                modifier,
+            } => write!(
+                f,
+                "{}r[A{addr}({addr_offset}),{offset}]{region}:{}",
+                modifier.text(),
+                ty.name()
+            ),
         }
     }
 }
@@ -540,9 +657,34 @@ mod tests {
                 "expected `;`",
             ),
             (
-                "max (8) V35(0,0)<1> r[A0(0),0]<1;1,0> 0x1:d",
-                20,
-                "indirect operands are not supported yet",
+                "max (8) V35(0,0)<1> r[A0(0),40000]<1;1,0>:d 0x1:d",
+                28,
+                "indirect offset 40000 is out of range",
+            ),
+            (
+                "max (8) V35(0,0)<1> r[A0(0),-4]<1;1,0>:z 0x1:d",
+                39,
+                "unknown type `:z`",
+            ),
+            (
+                "max (8) V35(0,0)<1> r[V0(0),0]<1;1,0>:d 0x1:d",
+                22,
+                "expected an address variable",
+            ),
+            (
+                "max (8) V35(0,0)<1> r[A0(0),0]<1>:d 0x1:d",
+                32,
+                "expected `;`",
+            ),
+            (
+                "max (8) (-)r[A0(0),0]<1>:d V35(0,0)<1;1,0> 0x1:d",
+                8,
+                "no source modifier",
+            ),
+            (
+                "max (8) r[A0(300),0]<1>:d V35(0,0)<1;1,0> 0x1:d",
+                13,
+                "address offset 300",
             ),
             (
                 "max (8) V35(0,0)<1> V33(0,0)<1;1,0> 1:x",
@@ -568,6 +710,28 @@ mod tests {
         assert_eq!(p.instrs.len(), 1);
         let e = parse_program(".decl V33 v_type=S type=f num_elts=1", 32).unwrap_err();
         assert_eq!((e.line, e.column), (1, 18));
+        let p = parse_program(
+            ".decl A0 v_type=A num_elts=4\n  .decl A7 num_elts=1 v_type=A\nmin (8) r[A7(0),-4]<1>:hf (-)r[A0(3),16]<8;8,1>:f 0:f",
+            32,
+        )
+        .unwrap();
+        assert_eq!(
+            p.addr_decls,
+            vec![
+                (1, AddrDecl { id: 0, num_elts: 4 }),
+                (2, AddrDecl { id: 7, num_elts: 1 })
+            ]
+        );
+        assert_eq!(
+            p.instrs[0].1.to_string(),
+            "min (M1, 8) r[A7(0),-4]<1>:hf (-)r[A0(3),16]<8;8,1>:f 0x0:f"
+        );
+        let e = parse_program(".decl A0 v_type=G num_elts=4", 32).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 17));
+        let e = parse_program(".decl A0 v_type=A type=f", 32).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 19));
+        let e = parse_program(".decl A0 v_type=A", 32).unwrap_err();
+        assert!(e.message.contains("missing `num_elts=`"), "{e}");
         let e = parse_program("\n.kernel foo", 32).unwrap_err();
         assert!(e.message.contains("unsupported directive `.kernel`"));
     }

@@ -10,6 +10,10 @@
 //!
 //! - general: variable id (u32), row (u8), column (u8), region (u16: three nibbles, vertical
 //!   stride in bits 0-3, width in bits 4-7, horizontal stride in bits 8-11, bits 12-15 zero);
+//! - indirect (as the IGC vISA bytecode reader/disassembler reads it): address variable number
+//!   `index` (u16), `addr_offset` (u8, the element of the address variable), `indirect_offset`
+//!   (i16, a signed byte offset), `bit_property` (u8: the operand's type code
+//!   ([`VType::code`]) in bits 0-3, bits 4-7 zero), region (u16, as for general operands);
 //! - immediate: type byte ([`VType::code`]) and the value, 8 bytes for Q/UQ/DF, 4 for the rest.
 //!
 //! [`decode`] is strict: it accepts exactly the byte strings that [`encode`] produces, so that a
@@ -54,7 +58,8 @@ impl fmt::Display for DecodeError {
 impl std::error::Error for DecodeError {}
 
 /// Which operand slot is being encoded or decoded: the destination alone may carry `.sat` and
-/// has a `<hs>` region; sources have `<vs;w,hs>` regions and may be immediates.
+/// has a `<hs>` region; sources have `<vs;w,hs>` regions and may be immediates. General and
+/// indirect operands may fill any slot.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Dst,
@@ -102,6 +107,22 @@ pub fn encode(i: &MinMax) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// The tag's modifier field of a general or indirect operand: `.sat` on the destination, the
+/// source modifier on a source.
+fn modifier_field(modifier: SrcMod, slot: Slot, sat: bool) -> Result<u8, String> {
+    if slot != Slot::Dst {
+        return Ok(modifier.code());
+    }
+    // The destination's modifier field carries `.sat`, so it cannot also hold a source modifier.
+    if modifier != SrcMod::None {
+        return Err(format!(
+            "dst cannot have a source modifier (found {})",
+            modifier.text()
+        ));
+    }
+    Ok(if sat { MOD_SAT } else { 0 })
+}
+
 fn encode_operand(out: &mut Vec<u8>, op: &Operand, slot: Slot, sat: bool) -> Result<(), String> {
     let name = slot.name();
     match *op {
@@ -112,23 +133,7 @@ fn encode_operand(out: &mut Vec<u8>, op: &Operand, slot: Slot, sat: bool) -> Res
             region,
             modifier,
         } => {
-            let modifier_code = if slot == Slot::Dst {
-                // The destination's modifier field carries `.sat`, so it cannot also hold a
-                // source modifier.
-                if modifier != SrcMod::None {
-                    return Err(format!(
-                        "dst cannot have a source modifier (found {})",
-                        modifier.text()
-                    ));
-                }
-                if sat {
-                    MOD_SAT
-                } else {
-                    0
-                }
-            } else {
-                modifier.code()
-            };
+            let modifier_code = modifier_field(modifier, slot, sat)?;
             check_region_shape(region, slot).map_err(|e| format!("{name} region {region}: {e}"))?;
             let region_bits = encode_region(region).map_err(|e| format!("{name} region: {e}"))?;
             out.push(CLASS_GENERAL | (modifier_code << 3));
@@ -138,9 +143,30 @@ fn encode_operand(out: &mut Vec<u8>, op: &Operand, slot: Slot, sat: bool) -> Res
             out.extend_from_slice(&region_bits.to_le_bytes());
             Ok(())
         }
+        Operand::Indirect {
+            addr,
+            addr_offset,
+            offset,
+            ty,
+            region,
+            modifier,
+        } => {
+            let modifier_code = modifier_field(modifier, slot, sat)?;
+            check_region_shape(region, slot).map_err(|e| format!("{name} region {region}: {e}"))?;
+            let region_bits = encode_region(region).map_err(|e| format!("{name} region: {e}"))?;
+            out.push(CLASS_INDIRECT | (modifier_code << 3));
+            out.extend_from_slice(&addr.to_le_bytes());
+            out.push(addr_offset);
+            out.extend_from_slice(&offset.to_le_bytes());
+            out.push(ty.code());
+            out.extend_from_slice(&region_bits.to_le_bytes());
+            Ok(())
+        }
         Operand::Imm { ty, bits } => {
             if slot == Slot::Dst {
-                return Err("dst must be a general operand, not an immediate".to_string());
+                return Err(
+                    "dst must be a general or indirect operand, not an immediate".to_string(),
+                );
             }
             let width = ty.size();
             if width < 8 && bits >> (8 * width) != 0 {
@@ -313,20 +339,14 @@ fn decode_operand(r: &mut Reader<'_>, slot: Slot) -> Result<(Operand, bool), Dec
     let class = tag & 0x07;
     let modifier_code = (tag >> 3) & 0x07;
     match class {
-        CLASS_GENERAL => {}
+        CLASS_GENERAL | CLASS_INDIRECT => {}
         CLASS_IMM => {
             if slot == Slot::Dst {
                 return Err(r.err(
                     tag_at,
-                    "dst must be a general operand, found an immediate (class 5)",
+                    "dst must be a general or indirect operand, found an immediate (class 5)",
                 ));
             }
-        }
-        CLASS_INDIRECT => {
-            return Err(r.err(
-                tag_at,
-                format!("{name}: indirect operands (class 3) are not supported yet"),
-            ))
         }
         _ => {
             return Err(r.err(
@@ -413,6 +433,41 @@ fn decode_operand(r: &mut Reader<'_>, slot: Slot) -> Result<(Operand, bool), Dec
                 bits: le(value),
             },
             false,
+        ));
+    }
+
+    if class == CLASS_INDIRECT {
+        let addr = le(r.take(2, &format!("{name} address variable"))?) as u16;
+        let addr_offset = r.u8(&format!("{name} address offset"))?;
+        let offset = le(r.take(2, &format!("{name} indirect offset"))?) as u16 as i16;
+        let property_at = r.pos;
+        let property = r.u8(&format!("{name} bit_property"))?;
+        if property & 0xf0 != 0 {
+            return Err(r.err(
+                property_at,
+                format!("{name} bit_property 0x{property:02x}: reserved bits 4-7 are set"),
+            ));
+        }
+        let ty = VType::from_code(property).ok_or_else(|| {
+            r.err(
+                property_at,
+                format!("{name}: unknown type code {property} for an indirect operand"),
+            )
+        })?;
+        let region_at = r.pos;
+        let region = decode_region(r, name)?;
+        check_region_shape(region, slot)
+            .map_err(|e| r.err(region_at, format!("{name} region {region}: {e}")))?;
+        return Ok((
+            Operand::Indirect {
+                addr,
+                addr_offset,
+                offset,
+                ty,
+                region,
+                modifier,
+            },
+            sat,
         ));
     }
 
@@ -724,15 +779,110 @@ mod tests {
         }
     }
 
+    /// `max (M2_NM, 16) r[A300(255),32767]<0>:uq (abs)r[A65535(1),-32768]<0;1,0>:b V7(0,0)<1;1,0>`
+    ///
+    /// - `45`; `94`: size 16 = code 4, M2_NM = code 9 in bits 7-4; `01` max.
+    /// - dst: tag `03` (class 3, no sat), index 300 = `2c 01`, addr_offset `ff`, indirect offset
+    ///   32767 = 0x7fff = `ff 7f`, bit_property UQ = 11 = `0b`, region `<0>`: hs code 1 = `00 01`.
+    /// - src0: tag `0b` (class 3, modifier 1 = abs), index 65535 = `ff ff`, addr_offset `01`,
+    ///   offset -32768 = 0x8000 = `00 80`, bit_property B = `05`, region `<0;1,0>`: vs code 1,
+    ///   w code 2, hs code 1 = 0x0121 = `21 01`.
+    /// - src1: tag `00`, id `07000000`, row `00`, col `00`, region `<1;1,0>` = 0x0122 = `22 01`.
     #[test]
-    fn indirect_class() {
-        // src0's tag is at offset 12.
-        let e = decode_err(&patched(WORKED_HEX, 12, 0x03));
-        assert_eq!(e.offset, 12);
+    fn indirect_operands() {
+        let i = MinMax {
+            op: Op::Max,
+            sat: false,
+            exec_size: 16,
+            mask: MaskCtrl {
+                group: 1,
+                no_mask: true,
+            },
+            dst: Operand::Indirect {
+                addr: 300,
+                addr_offset: 255,
+                offset: 32767,
+                ty: VType::UQ,
+                region: Region::dst(0),
+                modifier: SrcMod::None,
+            },
+            src0: Operand::Indirect {
+                addr: 65535,
+                addr_offset: 1,
+                offset: -32768,
+                ty: VType::B,
+                region: Region::src(0, 1, 0),
+                modifier: SrcMod::Abs,
+            },
+            src1: general(7, 0, 0, Region::src(1, 1, 0), SrcMod::None),
+        };
+        const BYTES: &str =
+            "45 94 01 03 2c01 ff ff7f 0b 0001 0b ffff 01 0080 05 2101 00 07000000 00 00 2201";
+        round_trip(&i, BYTES);
+        // `.sat` on an indirect destination: modifier 4 in the dst tag.
+        let mut sat = i;
+        sat.sat = true;
         assert_eq!(
-            e.to_string(),
-            "byte 12: src0: indirect operands (class 3) are not supported yet"
+            encode(&sat).map(|b| b.get(3).copied()),
+            Ok(Some(0x23)),
+            "sat tag"
         );
+        // bit_property: reserved high nibble (dst's at offset 9), unknown type code 8.
+        let e = decode_err(&patched(BYTES, 9, 0x1b));
+        assert_eq!(e.offset, 9);
+        assert_eq!(
+            e.message,
+            "dst bit_property 0x1b: reserved bits 4-7 are set"
+        );
+        let e = decode_err(&patched(BYTES, 18, 0x08));
+        assert_eq!(e.offset, 18);
+        assert_eq!(
+            e.message,
+            "src0: unknown type code 8 for an indirect operand"
+        );
+        // A source-shaped region on an indirect destination (region at 10-11).
+        let e = decode_err(&patched(BYTES, 10, 0x22));
+        assert_eq!(e.offset, 10);
+        assert!(e.message.contains("destination region must be <hs>"), "{e}");
+        // A source modifier on an indirect destination.
+        let e = decode_err(&patched(BYTES, 3, 0x13));
+        assert_eq!(e.offset, 3);
+        assert!(
+            e.message.contains("dst cannot have a source modifier"),
+            "{e}"
+        );
+        // Cut inside src0's indirect offset (offsets 16-17).
+        let full = hex(BYTES);
+        let e = decode_err(full.get(..17).unwrap_or(&[]));
+        assert_eq!(e.offset, 16);
+        assert_eq!(
+            e.message,
+            "truncated: src0 indirect offset needs 2 byte(s), 1 left"
+        );
+        let mut bad = i;
+        bad.dst = Operand::Indirect {
+            addr: 0,
+            addr_offset: 0,
+            offset: 0,
+            ty: VType::D,
+            region: Region::dst(1),
+            modifier: SrcMod::Neg,
+        };
+        assert!(encode(&bad)
+            .unwrap_err()
+            .contains("dst cannot have a source modifier"));
+        bad = i;
+        bad.src0 = Operand::Indirect {
+            addr: 0,
+            addr_offset: 0,
+            offset: 0,
+            ty: VType::D,
+            region: Region::src(1, 3, 0),
+            modifier: SrcMod::None,
+        };
+        assert!(encode(&bad)
+            .unwrap_err()
+            .contains("width 3 cannot be encoded"));
     }
 
     #[test]
@@ -772,7 +922,11 @@ mod tests {
         );
         let e = decode_err(&patched(WORKED_HEX, 3, 0x05));
         assert_eq!(e.offset, 3);
-        assert!(e.message.contains("dst must be a general operand"), "{e}");
+        assert!(
+            e.message
+                .contains("dst must be a general or indirect operand"),
+            "{e}"
+        );
         // A source-shaped region on the destination (region at offsets 10-11).
         let e = decode_err(&patched(WORKED_HEX, 10, 0x22));
         assert_eq!(e.offset, 10);
@@ -842,7 +996,7 @@ mod tests {
         };
         assert!(encode(&i)
             .unwrap_err()
-            .contains("dst must be a general operand"));
+            .contains("dst must be a general or indirect operand"));
         i = ok;
         i.dst = general(1, 0, 0, Region::dst(1), SrcMod::Neg);
         assert!(encode(&i)
@@ -910,8 +1064,47 @@ mod tests {
             })
     }
 
+    fn modifier() -> impl Strategy<Value = SrcMod> {
+        prop::sample::select(vec![SrcMod::None, SrcMod::Abs, SrcMod::Neg, SrcMod::NegAbs])
+    }
+
+    /// An indirect operand with a source region or, for `dst`, a destination region.
+    fn indirect(dst: bool) -> impl Strategy<Value = Operand> {
+        (
+            any::<u16>(),
+            any::<u8>(),
+            any::<i16>(),
+            prop::sample::select(VType::ALL.to_vec()),
+            (region_value(), region_value(), region_value()),
+            modifier(),
+        )
+            .prop_map(move |(addr, addr_offset, offset, ty, (vs, w, hs), m)| {
+                Operand::Indirect {
+                    addr,
+                    addr_offset,
+                    offset,
+                    ty,
+                    region: if dst {
+                        Region::dst(hs)
+                    } else {
+                        Region::src(vs, w, hs)
+                    },
+                    modifier: if dst { SrcMod::None } else { m },
+                }
+            })
+    }
+
     fn source() -> impl Strategy<Value = Operand> {
-        prop_oneof![general_src(), imm()]
+        prop_oneof![general_src(), imm(), indirect(false)]
+    }
+
+    fn destination() -> impl Strategy<Value = Operand> {
+        prop_oneof![
+            (any::<u32>(), any::<u8>(), any::<u8>(), region_value()).prop_map(
+                |(id, row, col, hs)| general(id, row, col, Region::dst(hs), SrcMod::None)
+            ),
+            indirect(true),
+        ]
     }
 
     fn min_max() -> impl Strategy<Value = MinMax> {
@@ -921,24 +1114,26 @@ mod tests {
             prop::sample::select(EXEC_SIZES.to_vec()),
             0u8..8,
             any::<bool>(),
-            (any::<u32>(), any::<u8>(), any::<u8>(), region_value()),
+            destination(),
             source(),
             source(),
         )
             .prop_map(
-                |(op, sat, exec_size, group, no_mask, (id, row, col, hs), src0, src1)| MinMax {
+                |(op, sat, exec_size, group, no_mask, dst, src0, src1)| MinMax {
                     op,
                     sat,
                     exec_size,
                     mask: MaskCtrl { group, no_mask },
-                    dst: general(id, row, col, Region::dst(hs), SrcMod::None),
+                    dst,
                     src0,
                     src1,
                 },
             )
     }
 
-    /// Arbitrary bytes, half of them starting with the opcode so decoding gets past byte 0.
+    /// Arbitrary bytes: a third of them start with the opcode so decoding gets past byte 0, and
+    /// a third also have indirect tags (class 3, any modifier) where each operand's tag sits when
+    /// the operands before it are indirect, so the indirect payload decoder sees random bytes.
     fn byte_soup() -> impl Strategy<Value = Vec<u8>> {
         prop_oneof![
             prop::collection::vec(any::<u8>(), 0..64),
@@ -946,6 +1141,21 @@ mod tests {
                 v.insert(0, OPCODE);
                 v
             }),
+            (
+                prop::collection::vec(any::<u8>(), 0..40),
+                [0u8..8, 0u8..8, 0u8..8]
+            )
+                .prop_map(|(mut v, mods)| {
+                    v.resize(v.len().max(30), 0);
+                    v.insert(0, OPCODE);
+                    // Tags at 3, 12 and 21: each indirect payload is 8 bytes.
+                    for (at, m) in [3usize, 12, 21].into_iter().zip(mods) {
+                        if let Some(b) = v.get_mut(at) {
+                            *b = CLASS_INDIRECT | (m << 3);
+                        }
+                    }
+                    v
+                }),
         ]
     }
 

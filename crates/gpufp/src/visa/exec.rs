@@ -170,7 +170,7 @@ fn channel(
     if float.iter().any(|f| *f) != float.iter().all(|f| *f) {
         return Err("MIN_MAX cannot mix integer and floating-point operands".into());
     }
-    let (m0, m1) = (modifier(&i.src0), modifier(&i.src1));
+    let (m0, m1) = (i.src0.modifier(), i.src1.modifier());
     if float[0] {
         let (a, b) = (float_modifier(a, m0), float_modifier(b, m1));
         let eq = p.visa_equal_operands;
@@ -199,15 +199,24 @@ fn channel(
         })
 }
 
-fn modifier(o: &Operand) -> SrcMod {
-    match o {
-        Operand::General { modifier, .. } => *modifier,
-        Operand::Imm { .. } => SrcMod::None,
-    }
+/// The byte address of channel `k` of an indirect operand (IGC vISA bytecode
+/// reader/disassembler, 1x1 indirect addressing): `A<addr>[addr_offset] + offset` is the
+/// operand's base, and the region steps from there in elements of the operand's own type.
+fn indirect_address(
+    state: &State,
+    addr: u16,
+    addr_offset: u8,
+    offset: i16,
+    ty: super::VType,
+    region: super::Region,
+    k: usize,
+) -> Result<i64, String> {
+    let base = i64::from(state.address(addr, usize::from(addr_offset))?) + i64::from(offset);
+    Ok(base + (region.element(k) * ty.size()) as i64)
 }
 
-/// Element `k` of a source operand.
-fn source(o: &Operand, k: usize, state: &State) -> Result<Value, String> {
+/// Element `k` of a source operand; `name` (`src0`, `src1`) labels errors.
+fn source(o: &Operand, name: &str, k: usize, state: &State) -> Result<Value, String> {
     match *o {
         Operand::Imm { ty, bits } => Ok(Value { ty, bits }),
         Operand::General {
@@ -224,22 +233,31 @@ fn source(o: &Operand, k: usize, state: &State) -> Result<Value, String> {
                 bits: state.read(id, index)?,
             })
         }
+        Operand::Indirect {
+            addr,
+            addr_offset,
+            offset,
+            ty,
+            region,
+            ..
+        } => {
+            let at = indirect_address(state, addr, addr_offset, offset, ty, region, k)
+                .map_err(|e| format!("{name} {o}: {e}"))?;
+            let bits = state
+                .read_at(at, ty.size())
+                .map_err(|e| format!("{name} {o}, channel {k}: {e}"))?;
+            Ok(Value { ty, bits })
+        }
     }
 }
 
 /// Executes one instruction under `policies` (the tie rule of SEMANTICS.md §6).
 pub fn execute(i: &MinMax, state: &mut State, policies: &Policies) -> Result<(), String> {
-    let Operand::General {
-        id: dst_id,
-        row,
-        col,
-        region,
-        ..
-    } = i.dst
-    else {
-        return Err("the destination must be a variable".into());
+    let dst_ty = match i.dst {
+        Operand::General { id, .. } => state.var_type(id)?,
+        Operand::Indirect { ty, .. } => ty,
+        Operand::Imm { .. } => return Err("the destination must be a variable".into()),
     };
-    let dst_ty = state.var_type(dst_id)?;
     let first = usize::from(i.mask.group) * 4;
     if first + usize::from(i.exec_size) > 32 {
         return Err(format!(
@@ -253,11 +271,41 @@ pub fn execute(i: &MinMax, state: &mut State, policies: &Policies) -> Result<(),
         if !enabled {
             continue;
         }
-        let a = source(&i.src0, k, state)?;
-        let b = source(&i.src1, k, state)?;
+        let a = source(&i.src0, "src0", k, state)?;
+        let b = source(&i.src1, "src1", k, state)?;
         let d = channel(i, a, b, dst_ty, state, policies)?;
-        let index = state.origin(dst_id, row, col)? + region.element(k);
-        state.write(dst_id, index, d)?;
+        write_dst(i, k, d, state)?;
     }
     Ok(())
+}
+
+/// Writes channel `k` of the destination.
+fn write_dst(i: &MinMax, k: usize, d: u64, state: &mut State) -> Result<(), String> {
+    match i.dst {
+        Operand::General {
+            id,
+            row,
+            col,
+            region,
+            ..
+        } => {
+            let index = state.origin(id, row, col)? + region.element(k);
+            state.write(id, index, d)
+        }
+        Operand::Indirect {
+            addr,
+            addr_offset,
+            offset,
+            ty,
+            region,
+            ..
+        } => {
+            let at = indirect_address(state, addr, addr_offset, offset, ty, region, k)
+                .map_err(|e| format!("dst {}: {e}", i.dst))?;
+            state
+                .write_at(at, ty.size(), d)
+                .map_err(|e| format!("dst {}, channel {k}: {e}", i.dst))
+        }
+        Operand::Imm { .. } => Err("the destination must be a variable".into()),
+    }
 }

@@ -214,6 +214,29 @@ pub enum Operand {
     },
     /// An immediate `value:type`, as bits of the type's width.
     Imm { ty: VType, bits: u64 },
+    /// An indirect operand `r[A<addr>(<addr_offset>),<offset>]<region>:<type>` (1x1 indirect
+    /// addressing, after the IGC vISA bytecode reader/disassembler): its base byte address in the
+    /// register file is element `addr_offset` of address variable `A<addr>` plus the signed byte
+    /// `offset`; channel `k` reads or writes an element of type `ty` at
+    /// `base + region.element(k) * size_of(ty)`, whatever variable those bytes belong to.
+    Indirect {
+        addr: u16,
+        addr_offset: u8,
+        offset: i16,
+        ty: VType,
+        region: Region,
+        modifier: SrcMod,
+    },
+}
+
+impl Operand {
+    /// The source modifier (`None` for an immediate).
+    pub fn modifier(&self) -> SrcMod {
+        match *self {
+            Operand::General { modifier, .. } | Operand::Indirect { modifier, .. } => modifier,
+            Operand::Imm { .. } => SrcMod::None,
+        }
+    }
 }
 
 /// The execution mask control: channel offset group M1..M8, and NoMask.

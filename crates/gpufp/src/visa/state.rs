@@ -1,5 +1,6 @@
 //! The state a straight-line vISA kernel of `MIN_MAX` instructions reads and writes: general
-//! variables laid out in a GRF-backed register file, the 32-bit execution mask, and `%cr0`.
+//! variables laid out in a GRF-backed register file, address variables (`A<n>`, 16-bit byte
+//! addresses into that file, for indirect operands), the 32-bit execution mask, and `%cr0`.
 
 use super::VType;
 use std::collections::BTreeMap;
@@ -25,6 +26,18 @@ pub struct Decl {
     pub alias: Option<(u32, usize)>,
 }
 
+/// An address variable: `.decl A0 v_type=A num_elts=4`. Its elements are 16-bit byte addresses
+/// into the register file. Address variables are numbered as written (`A0` is number 0): the
+/// model assumes vISA has no predefined address variables, so none are reserved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddrDecl {
+    pub id: u16,
+    pub num_elts: usize,
+}
+
+/// The most elements an address variable may have (vISA's address register file holds 16).
+pub const MAX_ADDRESS_ELTS: usize = 16;
+
 /// Where a variable lives: its byte offset in the register file and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Placed {
@@ -42,6 +55,8 @@ pub struct State {
     pub cr0: u32,
     bytes: Vec<u8>,
     vars: BTreeMap<u32, Placed>,
+    /// Address variables: their elements, outside the register file.
+    addrs: BTreeMap<u16, Vec<u16>>,
 }
 
 impl State {
@@ -56,6 +71,7 @@ impl State {
             cr0: CR0_DF_DENORM | CR0_F_DENORM | CR0_HF_DENORM,
             bytes: Vec::new(),
             vars: BTreeMap::new(),
+            addrs: BTreeMap::new(),
         })
     }
 
@@ -175,6 +191,105 @@ impl State {
     pub fn variables(&self) -> impl Iterator<Item = u32> + '_ {
         self.vars.keys().copied()
     }
+
+    /// The byte offset of `V<id>` in the register file: the address an indirect operand uses to
+    /// reach its element 0.
+    pub fn byte_offset(&self, id: u32) -> Result<usize, String> {
+        self.vars
+            .get(&id)
+            .map(|p| p.offset)
+            .ok_or_else(|| format!("V{id} is not declared"))
+    }
+
+    /// Bytes in the register file (every declared variable, rounded up to whole registers).
+    pub fn file_size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Declares an address variable, its elements 0.
+    pub fn declare_address(&mut self, d: &AddrDecl) -> Result<(), String> {
+        if self.addrs.contains_key(&d.id) {
+            return Err(format!("A{} is declared twice", d.id));
+        }
+        if d.num_elts == 0 || d.num_elts > MAX_ADDRESS_ELTS {
+            return Err(format!(
+                "A{}: num_elts must be 1..{MAX_ADDRESS_ELTS}, not {}",
+                d.id, d.num_elts
+            ));
+        }
+        self.addrs.insert(d.id, vec![0; d.num_elts]);
+        Ok(())
+    }
+
+    fn address_elements(&self, id: u16) -> Result<&Vec<u16>, String> {
+        self.addrs
+            .get(&id)
+            .ok_or_else(|| format!("A{id} is not declared"))
+    }
+
+    /// Element `index` of address variable `A<id>`: a byte address.
+    pub fn address(&self, id: u16, index: usize) -> Result<u16, String> {
+        let elts = self.address_elements(id)?;
+        elts.get(index)
+            .copied()
+            .ok_or_else(|| format!("element {index} is outside A{id} ({} elements)", elts.len()))
+    }
+
+    /// Sets element `index` of address variable `A<id>`.
+    pub fn set_address(&mut self, id: u16, index: usize, value: u16) -> Result<(), String> {
+        let elts = self
+            .addrs
+            .get_mut(&id)
+            .ok_or_else(|| format!("A{id} is not declared"))?;
+        let n = elts.len();
+        let slot = elts
+            .get_mut(index)
+            .ok_or_else(|| format!("element {index} is outside A{id} ({n} elements)"))?;
+        *slot = value;
+        Ok(())
+    }
+
+    pub fn address_num_elts(&self, id: u16) -> Result<usize, String> {
+        self.address_elements(id).map(Vec::len)
+    }
+
+    /// Every declared address variable's number, in order.
+    pub fn address_variables(&self) -> impl Iterator<Item = u16> + '_ {
+        self.addrs.keys().copied()
+    }
+
+    /// The byte range `[at, at + size)` if it lies inside the register file.
+    fn bytes_at(&self, at: i64, size: usize) -> Result<core::ops::Range<usize>, String> {
+        usize::try_from(at)
+            .ok()
+            .and_then(|a| Some(a..a.checked_add(size)?))
+            .filter(|r| r.end <= self.bytes.len())
+            .ok_or_else(|| {
+                format!(
+                    "bytes {at}..{} are outside the register file ({} bytes)",
+                    at + size as i64,
+                    self.bytes.len()
+                )
+            })
+    }
+
+    /// Reads `size` bytes (1, 2, 4 or 8) at byte address `at`, little-endian.
+    pub fn read_at(&self, at: i64, size: usize) -> Result<u64, String> {
+        let r = self.bytes_at(at, size)?;
+        Ok(self.bytes[r]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, b| acc << 8 | u64::from(*b)))
+    }
+
+    /// Writes the low `size` bytes of `bits` at byte address `at`, little-endian.
+    pub fn write_at(&mut self, at: i64, size: usize, bits: u64) -> Result<(), String> {
+        let r = self.bytes_at(at, size)?;
+        for (k, b) in self.bytes[r].iter_mut().enumerate() {
+            *b = (bits >> (8 * k)) as u8;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -214,8 +329,44 @@ mod tests {
             .declare(&decl(5, VType::D, 1, None))
             .unwrap_err()
             .contains("predefined"));
+        assert_eq!(s.byte_offset(34), Ok(64));
+        assert_eq!(s.file_size(), 96);
+        assert_eq!(s.read_at(8, 4), Ok(0x3F80_0000));
+        s.write_at(65, 2, 0xBEEF).unwrap();
+        assert_eq!(s.read(34, 1), Ok(0xEF));
+        assert_eq!(s.read(34, 2), Ok(0xBE));
+        assert!(s.read_at(95, 2).unwrap_err().contains("bytes 95..97"));
+        assert!(s
+            .read_at(-1, 1)
+            .unwrap_err()
+            .contains("outside the register file"));
         let wide = State::new(64).unwrap();
         assert!(State::new(48).is_err());
         assert_eq!(wide.grf_size, 64);
+    }
+
+    #[test]
+    fn address_variables() {
+        let mut s = State::new(32).unwrap();
+        let a0 = AddrDecl { id: 0, num_elts: 4 };
+        s.declare_address(&a0).unwrap();
+        assert!(s.declare_address(&a0).unwrap_err().contains("twice"));
+        assert!(s
+            .declare_address(&AddrDecl {
+                id: 1,
+                num_elts: 17
+            })
+            .unwrap_err()
+            .contains("1..16"));
+        s.set_address(0, 3, 0x40).unwrap();
+        assert_eq!(s.address(0, 3), Ok(0x40));
+        assert_eq!(s.address(0, 0), Ok(0));
+        assert!(s.address(0, 4).unwrap_err().contains("outside A0"));
+        assert!(s
+            .set_address(2, 0, 1)
+            .unwrap_err()
+            .contains("A2 is not declared"));
+        assert_eq!(s.address_variables().collect::<Vec<_>>(), vec![0]);
+        assert_eq!(s.address_num_elts(0), Ok(4));
     }
 }
