@@ -442,14 +442,15 @@ fn unshift(lo: i128, hi: i128, s: i32) -> Option<(i128, i128)> {
     (lo <= hi).then_some((lo, hi))
 }
 
-/// The interpolator's result for `op` on `a` with `table` (the table of [`function`]`(op)`).
+/// The interpolator's result for `op` on `a` with `table` (the table of [`function`]`(op)`);
+/// operations without a model are [`CorrectlyRounded`].
 pub fn eval(op: Op, table: &Table, a: F32) -> F32 {
+    let Some(func) = function(op) else {
+        return CorrectlyRounded.f32(op, a);
+    };
     match prepare(op, a, table.index_bits()) {
         Prepared::Done(bits) => F32(bits),
-        Prepared::Point(p) => {
-            let func = function(op).unwrap_or(Function::Sin);
-            F32(finish(&p.post, poly(func, table.row(p.idx), &p)))
-        }
+        Prepared::Point(p) => F32(finish(&p.post, poly(func, table.row(p.idx), &p))),
     }
 }
 
