@@ -1,6 +1,9 @@
 //! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`).
 
+mod sfu;
+
 use clap::{Parser, Subcommand};
+use gpufp::mufu::CoreRef;
 use gpufp::ptx::value::{format_value, parse_value};
 use gpufp::ptx::{self, Context, Instr, Notes, Opcode, PtxVersion, Target};
 use gpufp::Policies;
@@ -39,12 +42,26 @@ enum Command {
         /// Operands: `0x` bits of the full width, `0f`/`0d` literals, or decimal numbers.
         #[arg(allow_hyphen_values = true)]
         operands: Vec<String>,
+        #[command(flatten)]
+        sfu: sfu::SfuTables,
     },
     /// Evaluate `INSTR OPERAND...` lines from FILE (or stdin): one result line per case.
     Batch {
         #[command(flatten)]
         at: Where,
         file: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        sfu: sfu::SfuTables,
+    },
+    /// Fit a MUFU core's coefficient table to captured (input, output) bit pairs.
+    FitSfu {
+        /// The core: rcp, rsqrt, ex2, lg2, sin or cos.
+        function: String,
+        /// Capture file: one `0xINPUT 0xOUTPUT` line per MUFU operation.
+        capture: std::path::PathBuf,
+        /// The table file to write.
+        #[arg(short = 'o', long = "output", value_name = "TABLE")]
+        output: std::path::PathBuf,
     },
     /// Intel vISA MIN_MAX: run, assemble, disassemble.
     Visa {
@@ -256,13 +273,19 @@ fn prepare(
     text: &str,
     sources: usize,
     at: Where,
+    core: &CoreRef,
 ) -> Result<(Ready, ptx::Checked), (usize, String)> {
     let instr = ptx::parse_instr(text).map_err(|e| (e.span.start, e.message))?;
-    let ready = validated(instr, sources, at).map_err(|e| (0, e))?;
+    let ready = validated(instr, sources, at, core).map_err(|e| (0, e))?;
     Ok(ready)
 }
 
-fn validated(mut instr: Instr, sources: usize, at: Where) -> Result<(Ready, ptx::Checked), String> {
+fn validated(
+    mut instr: Instr,
+    sources: usize,
+    at: Where,
+    core: &CoreRef,
+) -> Result<(Ready, ptx::Checked), String> {
     match instr.opcode {
         Opcode::Min | Opcode::Max if sources == 2 || sources == 3 => instr.inputs = sources as u8,
         o if sources != usize::from(o.default_inputs()) => {
@@ -277,7 +300,7 @@ fn validated(mut instr: Instr, sources: usize, at: Where) -> Result<(Ready, ptx:
     let ctx = Context {
         target: Some(checked.default_target),
         policies: Policies::default(),
-        core: Default::default(),
+        core: core.clone(),
     };
     let ready = Ready {
         instr,
@@ -302,9 +325,9 @@ fn result_text(ready: &Ready, bits: u64) -> String {
     }
 }
 
-fn eval(at: Where, text: &str, operands: &[String]) -> Result<String, String> {
-    let (ready, checked) =
-        prepare(text, operands.len(), at).map_err(|(col, e)| format!("column {}: {e}", col + 1))?;
+fn eval(at: Where, text: &str, operands: &[String], core: &CoreRef) -> Result<String, String> {
+    let (ready, checked) = prepare(text, operands.len(), at, core)
+        .map_err(|(col, e)| format!("column {}: {e}", col + 1))?;
     let ops: Vec<&str> = operands.iter().map(String::as_str).collect();
     let bits = parse_operands(&ready, &ops)?;
     let mut notes = Notes::default();
@@ -362,7 +385,7 @@ struct Seen {
 }
 
 impl Seen {
-    fn get(&mut self, text: &str, n: usize, at: Where) -> Prepared {
+    fn get(&mut self, text: &str, n: usize, at: Where, core: &CoreRef) -> Prepared {
         if let Some((t, k, r)) = &self.last {
             if t == text && *k == n {
                 return r.clone();
@@ -372,7 +395,7 @@ impl Seen {
         let r = self
             .all
             .entry(key)
-            .or_insert_with(|| prepare(text, n, at).map(|(r, _)| r))
+            .or_insert_with(|| prepare(text, n, at, core).map(|(r, _)| r))
             .clone();
         self.last = Some((text.to_string(), n, r.clone()));
         r
@@ -380,7 +403,12 @@ impl Seen {
 }
 
 /// Evaluates one batch line; the error carries the byte column.
-fn batch_line(line: &str, at: Where, seen: &mut Seen) -> Result<String, (usize, String)> {
+fn batch_line(
+    line: &str,
+    at: Where,
+    core: &CoreRef,
+    seen: &mut Seen,
+) -> Result<String, (usize, String)> {
     let mut words = line.split([' ', '\t']).filter(|w| !w.is_empty());
     let instr_text = words.next().unwrap_or_default();
     let mut operands = [""; 3];
@@ -393,7 +421,7 @@ fn batch_line(line: &str, at: Where, seen: &mut Seen) -> Result<String, (usize, 
         n += 1;
     }
     let ready = seen
-        .get(instr_text, n, at)
+        .get(instr_text, n, at, core)
         .map_err(|(c, e)| (col(line, instr_text) + c, e))?;
     let mut bits = [0u64; 3];
     for k in 0..n {
@@ -410,7 +438,7 @@ fn col(line: &str, word: &str) -> usize {
     word.as_ptr() as usize - line.as_ptr() as usize
 }
 
-fn batch(at: Where, input: &mut dyn BufRead) -> io::Result<bool> {
+fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool> {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut seen = Seen::default();
@@ -428,7 +456,7 @@ fn batch(at: Where, input: &mut dyn BufRead) -> io::Result<bool> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        match batch_line(text, at, &mut seen) {
+        match batch_line(text, at, core, &mut seen) {
             Ok(r) => writeln!(out, "{r}")?,
             Err((column, e)) => {
                 all_ok = false;
@@ -494,19 +522,31 @@ fn main() -> ExitCode {
             at,
             instr,
             operands,
-        } => report(eval(at, &instr, &operands)),
+            sfu,
+        } => report(
+            sfu.core()
+                .and_then(|core| eval(at, &instr, &operands, &core)),
+        ),
+        Command::FitSfu {
+            function,
+            capture,
+            output,
+        } => report(sfu::fit_sfu(&function, &capture, &output)),
         Command::Parse {
             at,
             operands,
             instr,
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
-        Command::Batch { at, file } => {
+        Command::Batch { at, file, sfu } => {
+            let core = match sfu.core() {
+                Ok(core) => core,
+                Err(e) => return report(Err(e)),
+            };
             let result = match &file {
-                Some(path) => {
-                    std::fs::File::open(path).and_then(|f| batch(at, &mut io::BufReader::new(f)))
-                }
-                None => batch(at, &mut io::stdin().lock()),
+                Some(path) => std::fs::File::open(path)
+                    .and_then(|f| batch(at, &core, &mut io::BufReader::new(f))),
+                None => batch(at, &core, &mut io::stdin().lock()),
             };
             match result {
                 Ok(true) => ExitCode::SUCCESS,

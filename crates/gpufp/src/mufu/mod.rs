@@ -5,11 +5,15 @@
 //! MUFU itself returns is undocumented, so the core is a swappable [`Core`]: the default,
 //! [`CorrectlyRounded`], returns the correctly rounded function value of the core's input, which
 //! keeps every instruction within the manual's bounds; a hardware-fitted core plugs in through
-//! the same trait. What every core shares (special values, subnormal flushing) is [`special_f32`],
+//! the same trait: [`interp::Interpolator`], the quadratic-interpolator model over a table file
+//! ([`table`]) that [`fit`] recovers from GPU captures (docs/sfu.md). What every core shares (special values, subnormal flushing) is [`special_f32`],
 //! [`special_f64_high`] and [`special_16`].
 
 pub mod cr;
+pub mod fit;
+pub mod interp;
 pub mod real;
+pub mod table;
 
 use crate::format::{Format, BF16, F16, F32};
 use core::fmt;
