@@ -1,4 +1,5 @@
-//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`).
+//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`), and
+//! test vectors (`gen`, `check`, `sweep`).
 
 use clap::{Parser, Subcommand};
 use gpufp::ptx::value::{format_value, parse_value};
@@ -7,6 +8,8 @@ use gpufp::Policies;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
+
+mod vectors;
 
 /// A bit-exact model of GPU floating-point instructions.
 #[derive(Parser)]
@@ -59,6 +62,12 @@ enum Command {
         /// The instruction, e.g. `min.ftz.NaN.xorsign.abs.f32`.
         instr: String,
     },
+    /// Test cases for one instruction: `INSTR OPERAND... EXPECTED` lines (docs/vectors.md).
+    Gen(vectors::GenArgs),
+    /// Judge `OPERAND... RESULT` lines from a device: bit-exact and against the manual.
+    Check(vectors::CheckArgs),
+    /// Evaluate every input or N random inputs on all cores; print count, time and digest.
+    Sweep(vectors::SweepArgs),
 }
 
 #[derive(Subcommand)]
@@ -474,6 +483,9 @@ fn main() -> ExitCode {
             instr,
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
+        Command::Gen(a) => vectors::gen(a),
+        Command::Check(a) => vectors::check(a),
+        Command::Sweep(a) => vectors::sweep(a),
         Command::Batch { at, file } => {
             let result = match &file {
                 Some(path) => {
