@@ -1,4 +1,5 @@
-//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`).
+//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`), and
+//! test vectors (`gen`, `check`, `sweep`).
 
 mod sfu;
 
@@ -11,6 +12,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
+mod vectors;
 mod visa_addr;
 
 /// A bit-exact model of GPU floating-point instructions.
@@ -78,6 +80,12 @@ enum Command {
         /// The instruction, e.g. `min.ftz.NaN.xorsign.abs.f32`.
         instr: String,
     },
+    /// Test cases for one instruction: `INSTR OPERAND... EXPECTED` lines (docs/vectors.md).
+    Gen(vectors::GenArgs),
+    /// Judge `OPERAND... RESULT` lines from a device: bit-exact and against the manual.
+    Check(vectors::CheckArgs),
+    /// Evaluate every input or N random inputs on all cores; print count, time and digest.
+    Sweep(vectors::SweepArgs),
 }
 
 #[derive(Subcommand)]
@@ -538,6 +546,9 @@ fn main() -> ExitCode {
             instr,
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
+        Command::Gen(a) => vectors::gen(a),
+        Command::Check(a) => vectors::check(a),
+        Command::Sweep(a) => vectors::sweep(a),
         Command::Batch { at, file, sfu } => {
             let core = match sfu.core() {
                 Ok(core) => core,

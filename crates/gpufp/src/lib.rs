@@ -15,6 +15,7 @@ pub mod policy;
 pub mod ptx;
 pub mod round;
 pub mod steps;
+pub mod vectors;
 pub mod visa;
 
 pub use format::{Class, Format, BF16, F16, F32, F64};

@@ -1,0 +1,422 @@
+//! `gpufp gen`, `gpufp check` and `gpufp sweep`: test vectors for a device or another model
+//! (docs/vectors.md).
+
+use super::sfu::SfuTables;
+use super::{prepare, result_text, Ready, Where};
+use gpufp::mufu::CoreRef;
+use gpufp::ptx::guarantee::{judge, Verdict};
+use gpufp::ptx::value::{format_value, parse_value};
+use gpufp::ptx::{self, EvalError, Opcode};
+use gpufp::vectors::{self, Level, Plan, Space};
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct GenArgs {
+    #[command(flatten)]
+    at: Where,
+    #[command(flatten)]
+    sfu: SfuTables,
+    /// Number of source operands (3 for the 3-input min/max).
+    #[arg(long)]
+    operands: Option<u8>,
+    /// 1: the small tables, 2: larger tables and more cases.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    level: u8,
+    /// Seed of the random draws.
+    #[arg(long, default_value = "0", value_parser = parse_u64)]
+    seed: u64,
+    /// Number of cases (default: the table's cross product, within the level's bounds).
+    #[arg(long, value_parser = parse_u64)]
+    count: Option<u64>,
+    /// The instruction, e.g. `fma.rn.ftz.f32`.
+    instr: String,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    at: Where,
+    #[command(flatten)]
+    sfu: SfuTables,
+    /// How many mismatches to explain.
+    #[arg(long, default_value_t = 10)]
+    show: usize,
+    /// The instruction the results are for.
+    instr: String,
+    /// Lines `[INSTR] OPERAND... RESULT` (stdin when absent).
+    file: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    at: Where,
+    #[command(flatten)]
+    sfu: SfuTables,
+    /// Number of source operands (3 for the 3-input min/max).
+    #[arg(long)]
+    operands: Option<u8>,
+    /// Every input of the per-lane input space (at most 2^32 cases).
+    #[arg(long, conflicts_with = "random", required_unless_present = "random")]
+    exhaustive: bool,
+    /// N cases with SplitMix64 operands.
+    #[arg(long, value_name = "N", value_parser = parse_u64)]
+    random: Option<u64>,
+    /// Seed of the random operands (with --random).
+    #[arg(long, value_parser = parse_u64)]
+    seed: Option<u64>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write `CHUNK 0xDIGEST` per 2^16 cases to FILE.
+    #[arg(long, value_name = "FILE")]
+    chunk_digests: Option<PathBuf>,
+    /// The instruction, e.g. `add.rn.f16`.
+    instr: String,
+}
+
+fn parse_u64(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| format!("`{s}` is not a 64-bit number"))
+}
+
+/// `text` validated with `operands` source operands (default: the opcode's usual number).
+fn ready(text: &str, operands: Option<u8>, at: Where, sfu: &SfuTables) -> Result<Ready, String> {
+    let core = sfu.core()?;
+    let n = operands
+        .map(usize::from)
+        .unwrap_or_else(|| ptx::parse_instr(text).map_or(0, |i| usize::from(i.inputs)));
+    prepare(text, n, at, &core)
+        .map(|(r, _)| r)
+        .map_err(|(c, e)| {
+            // Column 1 with an instruction that parses is a validation error: no column to name.
+            if ptx::parse_instr(text).is_ok() {
+                format!("`{text}`: {e}")
+            } else {
+                format!("`{text}`, column {}: {e}", c + 1)
+            }
+        })
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+/// A write error, except a closed pipe (`gpufp gen ... | head`), which ends output quietly.
+fn write_failed(e: &io::Error) -> ExitCode {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        ExitCode::SUCCESS
+    } else {
+        fail(format_args!("writing stdout: {e}"))
+    }
+}
+
+fn bits_text(bits: u64, width: u32) -> String {
+    format!("0x{bits:0w$x}", w = (width / 4) as usize)
+}
+
+pub fn gen(a: GenArgs) -> ExitCode {
+    let ready = match ready(&a.instr, a.operands, a.at, &a.sfu) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let level = if a.level == 2 { Level::Two } else { Level::One };
+    let n = usize::from(ready.instr.inputs);
+    let width = ready.instr.ty.bits();
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    for (j, ops) in vectors::cases(&ready.instr, level, a.seed, a.count).enumerate() {
+        let d = match ptx::eval(&ready.effective, &ops[..n], &ready.ctx) {
+            Ok(d) => d,
+            Err(e) => return fail(format_args!("case {j}: {e}")),
+        };
+        let mut line = ready.instr.to_string();
+        for &x in &ops[..n] {
+            line.push(' ');
+            line += &bits_text(x, width);
+        }
+        if let Err(e) = writeln!(out, "{line} {}", result_text(&ready, d)) {
+            return write_failed(&e);
+        }
+    }
+    match out.flush() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => write_failed(&e),
+    }
+}
+
+/// Counts over the checked lines.
+#[derive(Default)]
+struct Tally {
+    cases: u64,
+    exact: u64,
+    within: u64,
+    violations: u64,
+    errors: u64,
+    shown: usize,
+}
+
+/// One lane's value for an explanation: bits, and the decoded number.
+fn lane_text(ready: &Ready, bits: u64) -> String {
+    if let Opcode::Testp(_) = ready.instr.opcode {
+        return bits.to_string();
+    }
+    let ty = ready.instr.ty.lane();
+    format!(
+        "{} ({})",
+        bits_text(bits, ty.bits()),
+        format_value(bits, ty)
+    )
+}
+
+/// Why a judged result is not the model's: each differing lane's values, the verdict, and the
+/// guarantee it was judged against.
+fn explain(ready: &Ready, verdicts: &[Verdict]) -> String {
+    let mut out = String::new();
+    for (k, v) in verdicts.iter().enumerate().filter(|(_, v)| !v.exact) {
+        let lane = if verdicts.len() > 1 {
+            format!("lane {k}: ")
+        } else {
+            String::new()
+        };
+        let verdict = if v.within_spec {
+            "within spec (not bit-exact)"
+        } else {
+            "VIOLATION"
+        };
+        out += &format!(
+            "  {lane}result {}, model {}: {verdict}; guarantee: {}\n",
+            lane_text(ready, v.result),
+            lane_text(ready, v.model),
+            v.guarantee
+        );
+        if !v.explanation.is_empty() {
+            out += &format!("  {lane}{}\n", v.explanation);
+        }
+    }
+    out
+}
+
+/// The instruction of a `check` run, prepared for each operand count met.
+struct Checker {
+    text: String,
+    at: Where,
+    core: CoreRef,
+    by_count: HashMap<usize, Result<Ready, String>>,
+}
+
+/// What a line of `check` input is.
+enum Line {
+    Judged(Vec<Verdict>, Ready),
+    Error(String),
+}
+
+impl Checker {
+    fn line(&mut self, line: &str) -> Result<Line, EvalError> {
+        let mut words: Vec<&str> = line.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+        let first = words.first().copied().unwrap_or_default();
+        if first.starts_with(|c: char| c.is_ascii_alphabetic()) && first.contains('.') {
+            let same = match (ptx::parse_instr(first), ptx::parse_instr(&self.text)) {
+                (Ok(x), Ok(y)) => x.opcode == y.opcode && x.ty == y.ty && x.mods == y.mods,
+                _ => false,
+            };
+            if !same {
+                return Ok(Line::Error(format!(
+                    "`{}` is not the instruction checked, `{}`",
+                    first, self.text
+                )));
+            }
+            words.remove(0);
+        }
+        let Some((result, operands)) = words.split_last() else {
+            return Ok(Line::Error("no result".into()));
+        };
+        if operands.is_empty() {
+            return Ok(Line::Error(
+                "expected OPERAND... RESULT, got one word".into(),
+            ));
+        }
+        let (text, at, core) = (self.text.clone(), self.at, self.core.clone());
+        let ready = match self.by_count.entry(operands.len()).or_insert_with(|| {
+            prepare(&text, operands.len(), at, &core)
+                .map(|(r, _)| r)
+                .map_err(|(_, e)| e)
+        }) {
+            Ok(r) => r.clone(),
+            Err(e) => return Ok(Line::Error(e.clone())),
+        };
+        let ty = ready.instr.ty;
+        let mut ops = Vec::with_capacity(operands.len());
+        for (k, o) in operands.iter().enumerate() {
+            match parse_value(o, ty) {
+                Ok(x) => ops.push(x),
+                Err(e) => return Ok(Line::Error(format!("operand {}: {e}", k + 1))),
+            }
+        }
+        let result = match (ready.instr.opcode, *result) {
+            (Opcode::Testp(_), "0") => Ok(0),
+            (Opcode::Testp(_), "1") => Ok(1),
+            (Opcode::Testp(_), r) => Err(format!("`{r}` is not a predicate result `0` or `1`")),
+            (_, r) => parse_value(r, ty),
+        };
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => return Ok(Line::Error(format!("result: {e}"))),
+        };
+        match judge(&ready.effective, &ops, result, &ready.ctx) {
+            Ok(v) => Ok(Line::Judged(v, ready)),
+            Err(EvalError::Operands(e)) => Ok(Line::Error(e)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<bool> {
+    let mut checker = Checker {
+        text: a.instr.clone(),
+        at: a.at,
+        core: a.sfu.core().map_err(io::Error::other)?,
+        by_count: HashMap::new(),
+    };
+    let mut t = Tally::default();
+    let mut line = String::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        number += 1;
+        let text = line.trim_end_matches(['\n', '\r']);
+        let trimmed = text.trim_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        match checker.line(trimmed) {
+            Err(e) => {
+                writeln!(out, "error: line {number}: {e}")?;
+                return Ok(false);
+            }
+            Ok(Line::Error(e)) => {
+                t.errors += 1;
+                if t.shown < a.show {
+                    t.shown += 1;
+                    writeln!(out, "error: line {number}: {e}")?;
+                }
+            }
+            Ok(Line::Judged(verdicts, ready)) => {
+                t.cases += 1;
+                let exact = verdicts.iter().all(|v| v.exact);
+                let within = verdicts.iter().all(|v| v.within_spec);
+                t.exact += u64::from(exact);
+                t.within += u64::from(within);
+                t.violations += u64::from(!within);
+                if !exact && t.shown < a.show {
+                    t.shown += 1;
+                    let what = if within {
+                        "differs from the model, within spec"
+                    } else {
+                        "spec violation"
+                    };
+                    writeln!(out, "line {number}: {what}: {trimmed}")?;
+                    write!(out, "{}", explain(&ready, &verdicts))?;
+                }
+            }
+        }
+    }
+    writeln!(out, "cases: {}", t.cases)?;
+    writeln!(out, "exact: {}", t.exact)?;
+    writeln!(out, "within spec: {}", t.within)?;
+    writeln!(out, "violations: {}", t.violations)?;
+    if t.errors > 0 {
+        writeln!(out, "errors: {}", t.errors)?;
+    }
+    Ok(t.violations == 0 && t.errors == 0)
+}
+
+pub fn check(a: CheckArgs) -> ExitCode {
+    if let Err(e) = ptx::parse_instr(&a.instr) {
+        return fail(format_args!("`{}`, {e}", a.instr));
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = match &a.file {
+        Some(path) => std::fs::File::open(path)
+            .and_then(|f| check_lines(&a, &mut io::BufReader::new(f), &mut out)),
+        None => check_lines(&a, &mut io::stdin().lock(), &mut out),
+    };
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Ok(true), Ok(())) => ExitCode::SUCCESS,
+        (Ok(false), Ok(())) => ExitCode::FAILURE,
+        (Err(e), _) | (_, Err(e)) => {
+            let name = a
+                .file
+                .as_ref()
+                .map_or("stdin".to_string(), |p| p.display().to_string());
+            fail(format_args!("reading {name}: {e}"))
+        }
+    }
+}
+
+pub fn sweep(a: SweepArgs) -> ExitCode {
+    let ready = match ready(&a.instr, a.operands, a.at, &a.sfu) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let space = match (a.random, a.seed) {
+        (Some(count), seed) => Space::Random {
+            count,
+            seed: seed.unwrap_or(0),
+        },
+        (None, Some(_)) => return fail("--seed applies to --random only"),
+        (None, None) => Space::Exhaustive,
+    };
+    let plan = match Plan::new(&ready.effective, space) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let start = Instant::now();
+    let outcome = match vectors::sweep(&plan, &ready.ctx, threads) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let elapsed = start.elapsed().as_secs_f64();
+    if let Some(path) = &a.chunk_digests {
+        let text: String = outcome
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(c, d)| format!("{c} 0x{d:016x}\n"))
+            .collect();
+        if let Err(e) = std::fs::write(path, text) {
+            return fail(format_args!("writing {}: {e}", path.display()));
+        }
+    }
+    let space = match space {
+        Space::Exhaustive => "exhaustive".to_string(),
+        Space::Random { seed, .. } => format!("random, seed {seed}"),
+    };
+    println!("instr: {}", ready.instr);
+    println!("space: {space}");
+    println!("threads: {threads}");
+    println!("count: {}", outcome.count);
+    println!("elapsed: {elapsed:.3} s");
+    println!(
+        "throughput: {:.0} cases/s",
+        outcome.count as f64 / elapsed.max(1e-9)
+    );
+    println!("digest: 0x{:016x}", outcome.digest);
+    ExitCode::SUCCESS
+}
