@@ -1,5 +1,5 @@
-//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`), and
-//! test vectors (`gen`, `check`, `sweep`).
+//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`,
+//! `run`), and test vectors (`gen`, `check`, `sweep`).
 
 mod sfu;
 
@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
+mod run;
 mod vectors;
 mod visa_addr;
 
@@ -64,6 +65,22 @@ enum Command {
         /// The table file to write.
         #[arg(short = 'o', long = "output", value_name = "TABLE")]
         output: std::path::PathBuf,
+    },
+    /// Run a straight-line PTX snippet; print every register written and memory stored.
+    Run {
+        file: std::path::PathBuf,
+        /// Target (sm_XX, sm_XXa, sm_XXf); default: each instruction's lowest.
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Target>,
+        /// A register's value before the run: `a=1.5`, `h=0x3c00`, `p=true`, `addr=0x100`.
+        #[arg(long = "set", value_name = "REG=VALUE", allow_hyphen_values = true)]
+        sets: Vec<String>,
+        /// Memory before the run: `0x100=0x3c004000,0x00ff` (words stored little-endian in turn).
+        #[arg(long = "mem", value_name = "ADDR=0xWORD,...")]
+        mems: Vec<String>,
+        /// Also print every register write, in order, with its line.
+        #[arg(long)]
+        trace: bool,
     },
     /// Intel vISA MIN_MAX: run, assemble, disassemble.
     Visa {
@@ -549,6 +566,13 @@ fn main() -> ExitCode {
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
         Command::Sweep(a) => vectors::sweep(a),
+        Command::Run {
+            file,
+            target,
+            sets,
+            mems,
+            trace,
+        } => report(run::run(&file, target, &sets, &mems, trace)),
         Command::Batch { at, file, sfu } => {
             let core = match sfu.core() {
                 Ok(core) => core,

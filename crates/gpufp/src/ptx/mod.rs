@@ -3,11 +3,13 @@
 pub mod approx;
 pub mod arith;
 pub mod bounds;
+pub mod cvt;
 pub mod eval;
 pub mod guarantee;
 pub mod instr;
 pub mod minmax;
 pub mod parse;
+pub mod run;
 pub mod sign;
 pub mod testp;
 pub mod validate;
