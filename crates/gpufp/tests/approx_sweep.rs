@@ -92,17 +92,15 @@ fn error(unit: Unit, t: f64, d: u64, ftz: bool) -> f64 {
     if y.is_nan() {
         return f64::INFINITY;
     }
+    // A correctly rounded result always conforms (underflow, overflow: 1/x of a tiny subnormal
+    // is +inf), as `judge` rules.
+    if y == f64::from(t as f32) {
+        return 0.0;
+    }
     match unit {
         Unit::Ulp => (y - t).abs() / ulp32(t),
         Unit::UlpFromRounded => (ordinal(y as f32) - ordinal(t as f32)).unsigned_abs() as f64,
-        Unit::Relative => {
-            // A correctly rounded result always conforms (underflow, overflow).
-            if y == f64::from(t as f32) {
-                0.0
-            } else {
-                (y - t).abs() / t.abs()
-            }
-        }
+        Unit::Relative => (y - t).abs() / t.abs(),
         Unit::Absolute => (y - t).abs(),
     }
 }

@@ -190,6 +190,11 @@ fn f32_fast_path_matches_reference() {
         inputs.extend((0..n).map(|_| random_f32(&mut rng)));
         // Uniform bit patterns in the positive normal range, where most arguments lie.
         inputs.extend((0..n).map(|_| 0x0080_0000 + (rng.next() as u32) % 0x7E80_0000));
+        // Subnormal results: 2^x for x in [-150, -125), 1/x for x in [2^125, 2^128).
+        inputs.extend((0..n / 4).map(|_| match op {
+            Op::Ex2 => 0xC2FA_0000 + (rng.next() as u32) % 0x001C_0000,
+            _ => 0x7E00_0000 + (rng.next() as u32) % 0x0180_0000,
+        }));
         for bits in inputs {
             let a = F32::from_bits(u64::from(bits));
             if special_f32(op, a).is_some() || a.is_subnormal() {

@@ -5,8 +5,8 @@
 //! error far below 2^-46 (IEEE division and square root round once; glibc's exp2, log2, sin and
 //! tanh are within a few f64 ulps; the arguments of sin and cos are reduced exactly first). Unless
 //! that approximation lies within 2^-46 (relative) of a halfway point between two f32 values,
-//! rounding it to f32 gives the correctly rounded value; otherwise, and for results near the
-//! subnormal and overflow thresholds, the reference decides. Tests compare this path with the
+//! rounding it to f32 gives the correctly rounded value (subnormal results included); otherwise,
+//! and for results from 2^127 on or below 2^-149, the reference decides. Tests compare this path with the
 //! reference bit for bit (tests/mufu_cr.rs).
 
 use super::{cr, Op};
@@ -33,15 +33,19 @@ pub fn f32(op: Op, a: F32) -> F32 {
 }
 
 /// `y` rounded to f32 where that is certainly the correctly rounded value of anything within
-/// [`MARGIN`] ulps of `y`; `None` near a halfway point, below 2^-125 or from 2^127 on.
+/// [`MARGIN`] ulps of `y`; `None` near a halfway point, below 2^-149 or from 2^127 on.
 fn decide(y: f64) -> Option<F32> {
-    let m = y.abs();
-    if !(m >= f64::from_bits(0x3820_0000_0000_0000) && m < f64::from_bits(0x47E0_0000_0000_0000)) {
+    let bits = y.to_bits() & !(1 << 63);
+    let e = (bits >> 52) as i64 - 1023;
+    if !(-149..127).contains(&e) {
         return None;
     }
-    // An f32 keeps 23 of the 52 fraction bits of a normal f64; the other 29 decide rounding.
-    let rest = y.to_bits() & ((1 << 29) - 1);
-    if rest.abs_diff(1 << 28) <= MARGIN {
+    // f32 keeps the bits of y above 2^(e-23), or above 2^-149 for a subnormal result; the rest
+    // decide the rounding.
+    let drop = 29 + (-126 - e).max(0);
+    let sig = (bits & ((1 << 52) - 1)) | 1 << 52;
+    let rest = sig & ((1 << drop) - 1);
+    if rest.abs_diff(1 << (drop - 1)) <= MARGIN {
         return None;
     }
     Some(F32::from_bits(u64::from((y as f32).to_bits())))

@@ -101,9 +101,15 @@ impl Dyadic {
         let rest = &m - (&kept << drop);
         let half = BigInt::one() << (drop - 1);
         let up = rest > half || (rest == half && (&kept & BigInt::one()).is_one());
-        let kept = if up { kept + 1 } else { kept };
+        let mut kept = if up { kept + 1 } else { kept };
+        let mut exp = self.exp + drop as i64;
+        // A carry to 2^p: one form per value, so that equal values compare equal.
+        if kept.bits() > p {
+            kept >>= 1;
+            exp += 1;
+        }
         let kept = if self.sig.is_negative() { -kept } else { kept };
-        Dyadic::new(kept, self.exp + drop as i64)
+        Dyadic::new(kept, exp)
     }
 
     /// `floor(self)` and the fraction `self - floor(self)` in [0, 1).
