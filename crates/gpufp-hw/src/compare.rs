@@ -185,16 +185,17 @@ fn judged(
     ctx: &Context,
 ) -> Mismatch {
     let (within_spec, verdict) = match guarded(|| judge(instr, ops, device, ctx)) {
-        Ok(Ok(v)) => (
-            v.iter().all(|v| v.within_spec),
-            v.iter()
+        Ok(Ok(v)) => {
+            let lanes = v.len();
+            let words: Vec<String> = v
+                .iter()
                 .enumerate()
                 .filter(|(_, v)| !v.exact)
                 .map(|(k, v)| {
-                    let lane = if v.result == device && v.model == model {
-                        String::new()
-                    } else {
+                    let lane = if lanes > 1 {
                         format!("lane {k}: ")
+                    } else {
+                        String::new()
                     };
                     let what = if v.within_spec {
                         "within spec"
@@ -206,9 +207,9 @@ fn judged(
                         v.guarantee, v.explanation
                     )
                 })
-                .collect::<Vec<_>>()
-                .join(" | "),
-        ),
+                .collect();
+            (v.iter().all(|v| v.within_spec), words.join(" | "))
+        }
         Ok(Err(e)) => (false, format!("not judged: {e}")),
         Err(e) => (false, format!("not judged: {e}")),
     };

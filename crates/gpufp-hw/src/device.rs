@@ -135,6 +135,11 @@ impl Backend for Gpu {
             .stream
             .clone_dtoh(&out)
             .map_err(driver("copying results"))?;
+        // The copy into pageable memory has completed on return; this also reports any error
+        // the kernel met.
+        self.stream
+            .synchronize()
+            .map_err(driver("running the kernel"))?;
         Ok(bytes
             .chunks_exact(size)
             .map(|c| c.iter().rev().fold(0u64, |acc, b| acc << 8 | u64::from(*b)))
