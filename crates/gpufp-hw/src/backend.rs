@@ -94,7 +94,7 @@ impl Backend for Emulator {
         (0..batch.len())
             .map(|j| {
                 let ops = batch.operands(j);
-                let r = ptx::eval(instr, &ops[..n], &self.ctx)
+                let r = crate::compare::model_result(instr, &ops[..n], &self.ctx)
                     .map_err(|e| HwError(format!("emulator: `{instr}`: {e}")))?;
                 Ok(match self.fault {
                     Some((case, flip)) if case == first + j => r ^ flip,

@@ -10,9 +10,11 @@
 //! - `chunks/NAME.txt`: the device's chunk digests (`gpufp sweep --chunk-digests` form) of jobs
 //!   over more than one chunk that mismatched or could not be compared with the model;
 //! - `probes/NAME.txt`: every probe case with the device's and the model's result;
-//! - `tables/NAME.txt`: the 16-bit MUFU tables, `INPUT OUTPUT` for all 2^16 inputs.
+//! - `tables/NAME.txt`: the 16-bit MUFU tables, `INPUT OUTPUT` for all 2^16 inputs;
+//! - `captures/NAME.txt`: the f32 MUFU captures for `gpufp fit-sfu` (docs/sfu.md).
 
 use crate::backend::{ptx_version, Backend, HwError};
+use crate::capture::CAPTURES;
 use crate::compare::{chunk_digests_text, compare, model_result, Cases, Model, Options, Outcome};
 use crate::{probes, variants};
 use gpufp::ptx::{Context, Instr, Opcode, Type};
@@ -32,6 +34,8 @@ pub enum Group {
     Probes,
     /// The 16-bit MUFU instructions (ex2, tanh on f16 and bf16): every input, table kept.
     Mufu16,
+    /// The f32 MUFU captures for the table fitter (docs/sfu.md).
+    Captures,
     /// Every other 16-bit variant with at most 2^32 inputs per lane: every input.
     Exhaustive16,
     /// 16-bit variants with three operands: random and structured cases.
@@ -47,9 +51,10 @@ pub enum Group {
 }
 
 impl Group {
-    pub const ALL: [Group; 8] = [
+    pub const ALL: [Group; 9] = [
         Group::Probes,
         Group::Mufu16,
+        Group::Captures,
         Group::Exhaustive16,
         Group::Random16,
         Group::Exhaustive32,
@@ -62,6 +67,7 @@ impl Group {
         match self {
             Group::Probes => "probes",
             Group::Mufu16 => "mufu16",
+            Group::Captures => "captures",
             Group::Exhaustive16 => "exhaustive16",
             Group::Random16 => "random16",
             Group::Exhaustive32 => "exhaustive32",
@@ -103,6 +109,11 @@ pub enum JobSpace {
     Gen,
     /// Probe cases, with the question they answer.
     Probe(String, Vec<[u64; 3]>),
+    /// Capture `index` of [`CAPTURES`], every `stride`-th input.
+    Capture {
+        index: usize,
+        stride: u32,
+    },
 }
 
 /// One instruction over one case space.
@@ -123,6 +134,7 @@ impl Job {
             JobSpace::Random { count, .. } => *count,
             JobSpace::Gen => default_count(&self.instr, Level::Two),
             JobSpace::Probe(_, c) => c.len() as u64,
+            JobSpace::Capture { index, stride } => CAPTURES[*index].operands(*stride).len() as u64,
         }
     }
 
@@ -133,6 +145,7 @@ impl Job {
             JobSpace::Random { count, seed } => format!("random {count} seed {seed}"),
             JobSpace::Gen => "gen level 2".into(),
             JobSpace::Probe(..) => "probes".into(),
+            JobSpace::Capture { stride, .. } => format!("capture stride {stride}"),
         }
     }
 
@@ -154,6 +167,7 @@ impl Job {
             JobSpace::Random { seed, .. } => format!("random-s{seed}"),
             JobSpace::Gen => "gen2".into(),
             JobSpace::Probe(..) => "probes".into(),
+            JobSpace::Capture { index, .. } => return format!("{}.txt", CAPTURES[*index].core),
         };
         format!("{}-{}in-{space}.txt", self.instr, self.instr.inputs)
     }
@@ -170,6 +184,8 @@ pub struct Settings {
     pub random: u64,
     /// Seed of the random jobs.
     pub seed: u64,
+    /// The captures take every `capture_stride`-th input.
+    pub capture_stride: u32,
 }
 
 impl Default for Settings {
@@ -179,6 +195,7 @@ impl Default for Settings {
             only: Vec::new(),
             random: 1 << 24,
             seed: 1,
+            capture_stride: 64,
         }
     }
 }
@@ -203,16 +220,33 @@ pub fn plan(s: &Settings) -> Result<Vec<Job>, String> {
             }
         }
     }
+    if wanted(Group::Captures) {
+        for (index, c) in CAPTURES.iter().enumerate() {
+            let instr = c.instr().map_err(|e| e.0)?;
+            if named(&instr) {
+                jobs.push(Job {
+                    group: Group::Captures,
+                    instr,
+                    space: JobSpace::Capture {
+                        index,
+                        stride: s.capture_stride,
+                    },
+                });
+            }
+        }
+    }
     let all = variants::all();
+    let explicit = [Group::Probes, Group::Captures];
     for g in Group::ALL
         .into_iter()
-        .filter(|&g| g != Group::Probes && wanted(g))
+        .filter(|&g| !explicit.contains(&g) && wanted(g))
     {
         for i in all.iter().filter(|i| Group::of(i) == g && named(i)) {
             let spaces = match g {
                 Group::Mufu16 | Group::Exhaustive16 | Group::Exhaustive32 | Group::Approx32 => {
                     vec![JobSpace::Exhaustive]
                 }
+                Group::Probes | Group::Captures => Vec::new(),
                 _ => vec![
                     JobSpace::Random {
                         count: s.random,
@@ -322,7 +356,7 @@ pub fn run(
         let what = what.display().to_string();
         move |e: std::io::Error| HwError(format!("{what}: {e}"))
     };
-    for sub in ["", "mismatches", "chunks", "probes", "tables"] {
+    for sub in ["", "mismatches", "chunks", "probes", "tables", "captures"] {
         let d = run.dir.join(sub);
         std::fs::create_dir_all(&d).map_err(io(&d))?;
     }
@@ -393,6 +427,17 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
     if let Err(e) = ptx_version(i, backend.target()) {
         return Ok(row("not-on-device", None, &e.0));
     }
+    if let JobSpace::Capture { index, stride } = job.space {
+        let c = &CAPTURES[index];
+        let text = match c.run(backend, stride) {
+            Ok(t) => t,
+            Err(e) => return Ok(row("error", None, &e.0)),
+        };
+        let p = run.dir.join("captures").join(job.file_name());
+        std::fs::write(&p, text).map_err(|e| HwError(format!("{}: {e}", p.display())))?;
+        let note = format!("fit: gpufp fit-sfu {} captures/{}", c.core, job.file_name());
+        return Ok(row("captured", None, &note));
+    }
     let list: Vec<[u64; 3]>;
     let plan: Plan;
     let cases = match &job.space {
@@ -409,6 +454,7 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
             Cases::List("gen level 2", &list)
         }
         JobSpace::Probe(_, c) => Cases::List("probes", c),
+        JobSpace::Capture { .. } => return Ok(row("error", None, "not a comparison")),
     };
     let o = match compare(backend, i, cases, &run.ctx, &run.opts) {
         Ok(o) => o,
@@ -560,10 +606,11 @@ fn report_md(summary: &str, device: &str, ctx: &Context, dir: &Path) -> String {
     let _ = writeln!(
         t,
         "| status | jobs |\n|---|---|\n| match | {} |\n| MISMATCH | {} |\n| device-only | {} |\n\
-         | not-on-device | {} |\n| error | {} |\n",
+         | captured | {} |\n| not-on-device | {} |\n| error | {} |\n",
         count("match"),
         count("MISMATCH"),
         count("device-only"),
+        count("captured"),
         count("not-on-device"),
         count("error")
     );

@@ -7,13 +7,15 @@
 //!   [`backend::Emulator`] stands in for the GPU where there is none;
 //! - [`compare`] digests the results per chunk exactly as `gpufp sweep` does and lists the
 //!   mismatching cases with the manual's verdicts;
-//! - [`campaign`] runs every group of variants ([`variants`], [`probes`]) into a report.
+//! - [`campaign`] runs every group of variants ([`variants`], [`probes`]) into a report, with
+//!   the MUFU captures the table fitter needs ([`capture`]).
 //!
 //! Unsafe code is confined to [`device`].
 #![deny(unsafe_code)]
 
 pub mod backend;
 pub mod campaign;
+pub mod capture;
 pub mod compare;
 pub mod device;
 pub mod kernel;

@@ -78,6 +78,9 @@ enum Command {
         /// Seed of the random jobs.
         #[arg(long, default_value = "1", value_parser = parse_u64)]
         seed: u64,
+        /// The MUFU captures take every N-th input (1: whole binades).
+        #[arg(long, default_value_t = 64)]
+        capture_stride: u32,
         /// Start no new job after this many seconds (then rerun to go on).
         #[arg(long)]
         budget_s: Option<f64>,
@@ -228,6 +231,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             only,
             random,
             seed,
+            capture_stride,
             budget_s,
             list,
         } => {
@@ -236,6 +240,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 only,
                 random,
                 seed,
+                capture_stride,
             };
             let jobs = campaign::plan(&settings)?;
             if dry_run {

@@ -262,6 +262,7 @@ fn campaign_writes_and_resumes_its_report() {
         only: vec!["mul.rn.ftz.f32".into(), "add.rz.f32x2".into()],
         random: 70_000,
         seed: 3,
+        capture_stride: 64,
     };
     let jobs = campaign::plan(&settings).unwrap();
     // Substrings: mul.rn.ftz.f32x2 is in too; one probe job and two jobs per random32 variant.
