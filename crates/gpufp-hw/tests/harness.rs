@@ -317,3 +317,65 @@ fn campaign_writes_and_resumes_its_report() {
     assert_eq!(ran, 0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `gpufp sweep`'s own binary, where this build has made it (`cargo test --workspace` does).
+fn gpufp_binary() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_BIN_EXE_gpufp-hw")).parent()?;
+    let p = dir.join(format!("gpufp{}", std::env::consts::EXE_SUFFIX));
+    p.is_file().then_some(p)
+}
+
+#[test]
+fn chunk_files_equal_gpufp_sweeps() {
+    let Some(gpufp) = gpufp_binary() else {
+        eprintln!("skipped: the gpufp binary is not built (cargo test --workspace builds it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("gpufp-hw-vs-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [&[&str]; 3] = [
+        &["neg.ftz.f16", "--exhaustive"],
+        &["add.rn.f32", "--random", "300001", "--seed", "5"],
+        &[
+            "min.NaN.f32",
+            "--operands",
+            "3",
+            "--random",
+            "70000",
+            "--seed",
+            "2",
+        ],
+    ];
+    for args in cases {
+        let (a, b) = (dir.join("gpufp.txt"), dir.join("hw.txt"));
+        let ours = Command::new(&gpufp)
+            .arg("sweep")
+            .args(args)
+            .arg("--chunk-digests")
+            .arg(&a)
+            .output()
+            .unwrap();
+        let hw = Command::new(env!("CARGO_BIN_EXE_gpufp-hw"))
+            .args(["sweep", "--emulate"])
+            .args(args)
+            .arg("--chunk-digests")
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert!(ours.status.success() && hw.status.success(), "{args:?}");
+        let digest = |o: &std::process::Output| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find(|l| l.starts_with("digest: "))
+                .map(str::to_string)
+        };
+        assert_eq!(digest(&ours), digest(&hw), "{args:?}");
+        assert!(digest(&ours).is_some(), "{args:?}");
+        assert_eq!(
+            std::fs::read(&a).unwrap(),
+            std::fs::read(&b).unwrap(),
+            "{args:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
