@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The campaign's groups, in the order they run.
+/// The campaign's groups; [`Group::ALL`] is the order they run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Group {
     /// The probes of SEMANTICS.md §3.
@@ -51,16 +51,18 @@ pub enum Group {
 }
 
 impl Group {
+    /// Cheapest and most telling first, so that a campaign cut short by its budget has the
+    /// probes, the MUFU tables and captures, and the random sets.
     pub const ALL: [Group; 9] = [
         Group::Probes,
         Group::Mufu16,
         Group::Captures,
-        Group::Exhaustive16,
+        Group::Random64,
+        Group::Random32,
         Group::Random16,
         Group::Exhaustive32,
         Group::Approx32,
-        Group::Random32,
-        Group::Random64,
+        Group::Exhaustive16,
     ];
 
     pub fn name(self) -> &'static str {
