@@ -463,6 +463,7 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
         Err(e) => return Ok(row("error", None, &e.0)),
     };
     let name = job.file_name();
+    let mut probe_verdict = None;
     let write = |sub: &str, text: String| {
         let p = run.dir.join(sub).join(&name);
         std::fs::write(&p, text).map_err(|e| HwError(format!("{}: {e}", p.display())))
@@ -475,7 +476,9 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
         write("chunks", chunk_digests_text(&o.device_chunks))?;
     }
     if let JobSpace::Probe(question, c) = &job.space {
-        write("probes", probe_text(backend, job, question, c, &run.ctx)?)?;
+        let (text, verdict) = probe_text(backend, job, question, c, &run.ctx)?;
+        write("probes", text)?;
+        probe_verdict = Some(verdict);
     }
     if job.group == Group::Mufu16 {
         let plan = Plan::new(i, Space::Exhaustive).map_err(|e| HwError(e.to_string()))?;
@@ -497,8 +500,8 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
         write("tables", t)?;
     }
     let (status, note) = match &o.model {
-        Model::Compared if o.mismatches == 0 => ("match", String::new()),
-        Model::Compared => ("MISMATCH", String::new()),
+        Model::Compared if o.mismatches == 0 => ("match", probe_verdict.unwrap_or_default()),
+        Model::Compared => ("MISMATCH", probe_verdict.unwrap_or_default()),
         Model::Off => ("device-only", "model off".to_string()),
         Model::Unavailable(e) => ("device-only", e.clone()),
     };
@@ -555,12 +558,15 @@ fn probe_text(
     question: &str,
     list: &[[u64; 3]],
     ctx: &Context,
-) -> Result<String, HwError> {
+) -> Result<(String, String), HwError> {
     let i = &job.instr;
     let n = usize::from(i.inputs);
     let r = backend.run(i, &crate::backend::Batch::Cases(list))?;
     let mut t =
         format!("# {i}: {question}\n# operands, device, model, agreeing policy alternatives\n");
+    let mut differ = 0;
+    // The alternatives that agree with the device on every case where the default does not.
+    let mut common: Option<Vec<String>> = None;
     for (ops, d) in list.iter().zip(r) {
         let m = model_result(i, &ops[..n], ctx);
         let alts: Vec<String> = gpufp::Policies::default()
@@ -575,6 +581,13 @@ fn probe_text(
             })
             .map(|(name, v, _)| format!("{name}={v}"))
             .collect();
+        if m != Ok(d) {
+            differ += 1;
+            common = Some(match common {
+                None => alts.clone(),
+                Some(c) => c.into_iter().filter(|a| alts.contains(a)).collect(),
+            });
+        }
         let ops: Vec<String> = ops[..n].iter().map(|x| bits(*x, i.ty.bits())).collect();
         let _ = writeln!(
             t,
@@ -587,7 +600,19 @@ fn probe_text(
             alts.join(", ")
         );
     }
-    Ok(t)
+    let verdict = match common {
+        None => format!("probes: all {} as the model's defaults", list.len()),
+        Some(c) if c.is_empty() => format!(
+            "probes: {differ} of {} differ; no single policy alternative explains them",
+            list.len()
+        ),
+        Some(c) => format!(
+            "probes: {differ} of {} differ, all as under {}",
+            list.len(),
+            c.join(" or ")
+        ),
+    };
+    Ok((t, verdict))
 }
 
 /// `report.md` from the summary rows.

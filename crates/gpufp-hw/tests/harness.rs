@@ -379,3 +379,53 @@ fn chunk_files_equal_gpufp_sweeps() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn probes_name_the_reading_the_device_follows() {
+    // A "device" that follows other readings than the model's defaults: IEEE-rounded FTZ
+    // tininess and canonical f64 NaNs. The probe rows must name exactly those readings.
+    let mut device = emulator(None);
+    device.ctx.policies.ftz_tininess = gpufp::Tininess::IeeeRounded;
+    device.ctx.policies.f64_nan = gpufp::policy::F64Nan::Canonical;
+    let dir = std::env::temp_dir().join(format!("gpufp-hw-probes-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let settings = Settings {
+        groups: vec![Group::Probes],
+        only: vec![
+            "mul.rn.ftz.f32".into(),
+            "add.rn.f64".into(),
+            "fma.rn.relu.f16".into(),
+        ],
+        ..Settings::default()
+    };
+    let jobs = campaign::plan(&settings).unwrap();
+    let run = campaign::Run {
+        dir: dir.clone(),
+        budget_s: None,
+        opts: opts(),
+        ctx: ctx(),
+    };
+    campaign::run(&mut device, &jobs, &run, &mut Vec::new()).unwrap();
+    let summary = std::fs::read_to_string(dir.join("summary.tsv")).unwrap();
+    let note = |instr: &str| -> String {
+        let row = summary
+            .lines()
+            .find(|l| l.split('\t').nth(1) == Some(instr))
+            .unwrap();
+        row.split('\t').nth(14).unwrap().to_string()
+    };
+    assert_eq!(
+        note("mul.rn.ftz.f32"),
+        "probes: 2 of 4 differ, all as under ftz_tininess=IeeeRounded"
+    );
+    // Every f64 probe pair holds a NaN with a payload, which the canonical NaN drops.
+    assert_eq!(
+        note("add.rn.f64"),
+        "probes: 7 of 7 differ, all as under f64_nan=Canonical"
+    );
+    assert_eq!(
+        note("fma.rn.relu.f16"),
+        "probes: all 4 as the model's defaults"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
