@@ -569,7 +569,8 @@ fn probe_text(
     let mut common: Option<Vec<String>> = None;
     for (ops, d) in list.iter().zip(r) {
         let m = model_result(i, &ops[..n], ctx);
-        let alts: Vec<String> = gpufp::Policies::default()
+        let alts: Vec<String> = ctx
+            .policies
             .alternatives()
             .into_iter()
             .filter(|(_, _, p)| {

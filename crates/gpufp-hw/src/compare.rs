@@ -12,7 +12,6 @@ use gpufp::ptx::guarantee::judge;
 use gpufp::ptx::{self, Context, Instr};
 use gpufp::vectors::sweep::CHUNK;
 use gpufp::vectors::{digest_term, Plan, Space};
-use gpufp::Policies;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -213,7 +212,8 @@ fn judged(
         Ok(Err(e)) => (false, format!("not judged: {e}")),
         Err(e) => (false, format!("not judged: {e}")),
     };
-    let policies = Policies::default()
+    let policies = ctx
+        .policies
         .alternatives()
         .into_iter()
         .filter(|(_, _, p)| {
