@@ -95,14 +95,14 @@ fn loads_and_stores_memory() {
 }
 
 #[test]
-fn approximate_instructions_are_a_line_numbered_error() {
-    let o = run_example("examples/ptx/9.7.3.8-div.ptx", &[]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "error: examples/ptx/9.7.3.8-div.ptx: line 9, column 1: `div.approx.ftz.f32` is an \
-         approximate instruction; not modelled yet\n"
-    );
+fn approximate_instructions_run_on_the_default_core() {
+    // 9.7.3.21: ex2.approx.ftz.f32 0.5 = sqrt(2) correctly rounded (0x3FB504F3, 1.0110101
+    // 00000100111100110|011.. rounds down); 9.7.3.20: lg2(0.5) = -1 exactly.
+    let o = run_example("examples/ptx/9.7.3.21-ex2.ptx", &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "xa = 0x3fb504f3 .f32 1.41421354\n");
+    let o = run_example("examples/ptx/9.7.3.20-lg2.ptx", &[]);
+    assert_eq!(text(&o.stdout), "la = 0xbf800000 .f32 -1\n");
 }
 
 #[test]

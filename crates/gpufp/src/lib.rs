@@ -4,7 +4,9 @@
 //! no side effects, and **no host floating point**. Values are bit patterns ([`format`]); every
 //! operation computes its exact result with integers and rounds it once ([`round`]); rounding
 //! direction, flush-to-zero and every rule the manual leaves open are arguments ([`policy`]),
-//! never global state.
+//! never global state. The one place the host FPU is used is a fast path that defers to the
+//! integer reference wherever it could differ and is tested bit for bit against it
+//! ([`mufu::fast`]).
 #![forbid(unsafe_code)]
 
 pub mod decimal;

@@ -142,9 +142,13 @@ fn operand_errors_are_errors() {
         ptx::eval(&i, &[0], &ctx),
         Err(EvalError::Operands(_))
     ));
-    let approx = ptx::parse_instr("sin.approx.f32").unwrap();
+    // `lg2` without `.approx` parses but is not an instruction the manual defines.
+    let bare = ptx::parse_instr("lg2.f32").unwrap();
     assert!(matches!(
-        ptx::eval(&approx, &[0], &ctx),
+        ptx::eval(&bare, &[0], &ctx),
         Err(EvalError::Unsupported(_))
     ));
+    // sin.approx.f32 of +0 is +0 (9.7.3.18's table).
+    let approx = ptx::parse_instr("sin.approx.f32").unwrap();
+    assert_eq!(ptx::eval(&approx, &[0], &ctx), Ok(0));
 }

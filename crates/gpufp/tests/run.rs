@@ -1,9 +1,9 @@
 //! `gpufp run`'s interpreter on the manual's example blocks (`examples/ptx/`): every register write
 //! of every block is pinned to a value worked out by hand (the reasoning beside it) or by an
-//! independent oracle (rustc_apfloat, big-integer bounds), never by `eval`. Blocks with
-//! approximate instructions are run with those lines blanked; the approximate lines themselves
-//! must fail with a line-numbered error until they are modelled. Bad programs give errors with
-//! line and column.
+//! independent oracle (rustc_apfloat, big-integer bounds, MPFR), never by `eval`. Approximate
+//! instructions run on the default, correctly rounded MUFU core: their expected values are the
+//! lowering's IEEE steps (reference/ptx-to-sass-lowering.md §4) around MPFR's correctly rounded
+//! function. Bad programs give errors with line and column.
 
 mod common;
 
@@ -11,8 +11,9 @@ use common::ap_round;
 use gpufp::ptx::run::{parse_program, Machine, RunError};
 use gpufp::ptx::Target;
 use gpufp::Round;
+use rug::Float;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, FloatConvert};
+use rustc_apfloat::{Float as _, FloatConvert};
 
 fn example(name: &str) -> String {
     let path = format!("{}/../../examples/ptx/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -45,27 +46,6 @@ fn args(text: &str) -> Args {
     a
 }
 
-/// The text with every line holding an `.approx` or `.full` instruction blanked (line numbers
-/// kept), and those lines' numbers.
-fn without_approx(text: &str) -> (String, Vec<usize>) {
-    let mut lines = Vec::new();
-    let kept = text
-        .lines()
-        .enumerate()
-        .map(|(k, l)| {
-            let code = l.split("//").next().unwrap_or_default();
-            if code.contains(".approx") || code.contains(".full") {
-                lines.push(k + 1);
-                ""
-            } else {
-                l
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    (kept, lines)
-}
-
 /// Every register write of a run: line, register, bits.
 type Writes = Vec<(usize, String, u64)>;
 
@@ -95,10 +75,9 @@ fn run_with(text: &str, a: &Args, strict: bool) -> Result<(Writes, Machine), Run
     Ok((writes, m))
 }
 
-/// Runs an example (its approximate lines blanked) and compares every write with `expected`.
+/// Runs an example and compares every write with `expected`.
 fn check(name: &str, expected: &[(usize, &str, u64)]) {
     let text = example(name);
-    let (text, _) = without_approx(&text);
     let (writes, _) = run(&text, &args(&text)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let expected: Writes = expected
         .iter()
@@ -107,13 +86,32 @@ fn check(name: &str, expected: &[(usize, &str, u64)]) {
     assert_eq!(writes, expected, "{name}");
 }
 
-/// The unmodified example stops at its first approximate line, naming it.
-fn approx_stops(name: &str) {
-    let text = example(name);
-    let (_, lines) = without_approx(&text);
-    let err = run(&text, &args(&text)).expect_err("approximate: unsupported");
-    assert_eq!((err.line, err.column), (lines[0], 1), "{name}: {err}");
-    assert!(err.message.contains("approximate"), "{name}: {err}");
+/// `f` of an exact `x`, computed by MPFR and rounded once to `p` bits (nearest even), as an
+/// f64 (the results here are normal in every format).
+fn mpfr(p: u32, x: f64, f: fn(&mut Float)) -> f64 {
+    let mut y = Float::with_val(p, x);
+    assert_eq!(y.to_f64(), x, "the argument fits {p} bits");
+    f(&mut y);
+    y.to_f64()
+}
+
+fn f32_bits(v: f64) -> u64 {
+    u64::from((v as f32).to_bits())
+}
+
+/// An f64 exactly representable in f16 or bf16 as that format's bits, by rustc_apfloat.
+fn half_bits(v: f64, bf16: bool) -> u64 {
+    let d = Double::from_bits(v.to_bits().into());
+    let mut lost = false;
+    let bits = if bf16 {
+        FloatConvert::<BFloat>::convert(d, &mut lost)
+            .value
+            .to_bits()
+    } else {
+        FloatConvert::<Half>::convert(d, &mut lost).value.to_bits()
+    };
+    assert!(!lost);
+    bits as u64
 }
 
 fn ap_div_f32(a: u32, b: u32) -> u64 {
@@ -203,11 +201,23 @@ fn mad_9_7_3_7() {
 
 #[test]
 fn div_9_7_3_8() {
-    approx_stops("9.7.3.8-div.ptx");
-    // 1 / 3 in f64, rounded to nearest, by rustc_apfloat.
+    // div.approx.ftz.f32 and div.full.ftz.f32 are a * MUFU.RCP(b) (FMUL.FTZ, round to nearest);
+    // the divisors are normal and below 2^126, so no scaling. 3.14159 is 0x40490FD0 in f32.
+    let rcp_pi = f32_bits(mpfr(24, f64::from(f32::from_bits(0x4049_0FD0)), |y| {
+        y.recip_mut()
+    }));
+    let diam = (Single::from_bits(0x40C9_0FDB) * Single::from_bits(rcp_pi.into()))
+        .value
+        .to_bits() as u64;
+    let rcp_3 = f32_bits(mpfr(24, 3.0, |y| y.recip_mut()));
+    assert_eq!(rcp_3, 0x3EAA_AAAB); // 1/3 = 0.0101..b: 24 bits 1.0101..01, then 0101.. rounds up
+                                    // 1 / 3 in f64, rounded to nearest, by rustc_apfloat.
     let third = ap_div_f64(0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000);
     assert_eq!(third, 0x3FD5_5555_5555_5555);
-    check("9.7.3.8-div.ptx", &[(13, "xd", third)]);
+    check(
+        "9.7.3.8-div.ptx",
+        &[(9, "diam", diam), (11, "x", rcp_3), (13, "xd", third)],
+    );
 }
 
 #[test]
@@ -249,19 +259,23 @@ fn max_9_7_3_12() {
 
 #[test]
 fn rcp_9_7_3_13() {
-    approx_stops("9.7.3.13-rcp.ptx");
+    // rcp.approx.ftz.f32 of 2 is MUFU.RCP(2) = 0.5 exactly.
     let f32_third = ap_div_f32(0x3F80_0000, 0x4040_0000);
     let f64_third = ap_div_f64(0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000);
     check(
         "9.7.3.13-rcp.ptx",
-        &[(12, "xi", f32_third), (14, "xid", f64_third)],
+        &[
+            (10, "ri", 0x3F00_0000),
+            (12, "xi", f32_third),
+            (14, "xid", f64_third),
+        ],
     );
 }
 
 #[test]
 fn sqrt_9_7_3_15() {
-    approx_stops("9.7.3.15-sqrt.ptx");
-    // sqrt(2) = 1.0110101000001001111001100110011111110011101111001100..b
+    // sqrt(2) = 1.0110101000001001111001100110011111110011101111001100..b; sqrt.approx.ftz.f32
+    // is MUFU.SQRT, correctly rounded by the default core, so both f32 lines write r32.
     let (r32, r64) = (0x3FB5_04F3u64, 0x3FF6_A09E_667F_3BCDu64);
     assert!(is_rounded_sqrt2(
         u128::from(r32 & 0x7F_FFFF | 0x80_0000),
@@ -271,28 +285,76 @@ fn sqrt_9_7_3_15() {
         u128::from(r64 & 0xF_FFFF_FFFF_FFFF | 1 << 52),
         53
     ));
-    check("9.7.3.15-sqrt.ptx", &[(12, "r", r32), (14, "rd", r64)]);
+    check(
+        "9.7.3.15-sqrt.ptx",
+        &[(10, "r", r32), (12, "r", r32), (14, "rd", r64)],
+    );
 }
 
 #[test]
-fn approximate_blocks_stop_at_their_first_line() {
-    for name in [
+fn rcp_rsqrt_f64_9_7_3_14_17() {
+    // 1/3 = 1.0101..b * 2^-2: 21 significant bits 1.01010101010101010101, the next bit 0, so the
+    // upper word is 0x3FD55555 and the lower word zero (9.7.3.14).
+    check(
         "9.7.3.14-rcp-approx-ftz-f64.ptx",
+        &[(8, "xi", 0x3FD5_5555_0000_0000)],
+    );
+    // 1/sqrt(4) = 0.5 exactly; rsqrt.approx.f64's correction e = 1 - 4 * 0.25 = 0 keeps it.
+    check(
         "9.7.3.16-rsqrt.ptx",
+        &[(9, "isr", 0x3F00_0000), (11, "ISR", 0x3FE0_0000_0000_0000)],
+    );
+    check(
         "9.7.3.17-rsqrt-approx-ftz-f64.ptx",
-        "9.7.3.18-sin.ptx",
-        "9.7.3.19-cos.ptx",
-        "9.7.3.20-lg2.ptx",
-        "9.7.3.21-ex2.ptx",
-        "9.7.3.22-tanh.ptx",
+        &[(8, "xi", 0x3FE0_0000_0000_0000)],
+    );
+}
+
+#[test]
+fn sin_cos_lg2_ex2_tanh_9_7_3_18_22() {
+    // sin and cos: FMUL.RZ by 1/(2π) rounded (0x3E22F983); times 0.5 that is exact, 0x3DA2F983.
+    // Then sin(2πt) = sinpi(2t), cos(2πt) = cospi(2t), rounded once.
+    let t2 = f64::from(f32::from_bits(0x3E22_F983));
+    let sin = f32_bits(mpfr(24, t2, |y| y.sin_pi_mut()));
+    let cos = f32_bits(mpfr(24, t2, |y| y.cos_pi_mut()));
+    check("9.7.3.18-sin.ptx", &[(8, "sa", sin)]);
+    check("9.7.3.19-cos.ptx", &[(8, "ca", cos)]);
+    // lg2(0.5) = -1 and ex2(0.5) = sqrt(2), exactly and correctly rounded.
+    check("9.7.3.20-lg2.ptx", &[(8, "la", 0xBF80_0000)]);
+    check("9.7.3.21-ex2.ptx", &[(8, "xa", 0x3FB5_04F3)]);
+    let tanh = f32_bits(mpfr(24, 0.5, |y| y.tanh_mut()));
+    check("9.7.3.22-tanh.ptx", &[(8, "ta", tanh)]);
+}
+
+#[test]
+fn half_tanh_ex2_9_7_4_9_10() {
+    // The 16-bit MUFU forms, correctly rounded: lanes 0.5 and 1.0 (f16 0x3800, 0x3C00; bf16
+    // 0x3F00, 0x3F80), packed with lane 0 low.
+    let tanh =
+        |x: f64, bf16: bool| half_bits(mpfr(if bf16 { 8 } else { 11 }, x, |y| y.tanh_mut()), bf16);
+    let pair = |lo: u64, hi: u64| hi << 16 | lo;
+    check(
         "9.7.4.9-tanh.ptx",
+        &[
+            (10, "h1", tanh(0.5, false)),
+            (12, "hd1", pair(tanh(0.5, false), tanh(1.0, false))),
+            (14, "b1", tanh(0.5, true)),
+            (16, "hb1", pair(tanh(0.5, true), tanh(1.0, true))),
+        ],
+    );
+    // ex2(0.5) = sqrt(2) at 11 bits (f16) and 8 bits (bf16); ex2(1) = 2.
+    let (s16, sb16) = (0x3DA8u64, 0x3FB5u64);
+    assert!(is_rounded_sqrt2(u128::from(s16 & 0x3FF | 0x400), 11));
+    assert!(is_rounded_sqrt2(u128::from(sb16 & 0x7F | 0x80), 8));
+    check(
         "9.7.4.10-ex2.ptx",
-    ] {
-        approx_stops(name);
-        // With the approximate lines blanked the rest (declarations) still parses and runs.
-        let (text, _) = without_approx(&example(name));
-        assert_eq!(run(&text, &args(&text)).unwrap().0, Vec::new(), "{name}");
-    }
+        &[
+            (10, "h1", s16),
+            (12, "hd1", pair(s16, 0x4000)),
+            (14, "b1", sb16),
+            (16, "hb1", pair(sb16, 0x4000)),
+        ],
+    );
 }
 
 /// The writes shared by the cvt/pack part of 9.7.4.1-3: f0..f3 = 1.5, 2.25, 1, 2^-25 to f16,
@@ -507,7 +569,7 @@ fn run_snippet(decls: &str, body: &str, sets: &[&str], reg: &str) -> Result<u64,
         .expect("written"))
 }
 
-fn ap_convert<A: FloatConvert<B>, B: Float>(a: A, r: Round) -> u64 {
+fn ap_convert<A: FloatConvert<B>, B: rustc_apfloat::Float>(a: A, r: Round) -> u64 {
     let mut loses = false;
     a.convert_r(ap_round(r), &mut loses).value.to_bits() as u64
 }

@@ -12,7 +12,7 @@ use super::instr::{Instr, Opcode};
 use crate::decimal;
 use crate::format::{Format, F32};
 use crate::mufu::real::{enclose, Dyadic, Func};
-use crate::round::{Round, Rounding, Unrounded};
+use crate::round::{Round, Rounding};
 use num_bigint::{BigInt, Sign};
 use num_traits::{Signed, Zero};
 use std::cmp::Ordering;
@@ -47,21 +47,6 @@ fn dy(sig: BigInt, exp: i64) -> Dyadic {
     Dyadic { sig, exp }
 }
 
-/// The exact value of a finite `x`.
-pub fn to_dyadic<F: Format>(x: F) -> Dyadic {
-    let e = x.biased_exp() as i64;
-    let (m, exp) = if e == 0 {
-        (x.frac(), i64::from(F::EMIN) - i64::from(F::FRAC_BITS))
-    } else {
-        (
-            x.frac() | (1 << F::FRAC_BITS),
-            e - i64::from(F::BIAS) - i64::from(F::FRAC_BITS),
-        )
-    };
-    let m = BigInt::from(m);
-    dy(if x.sign() { -m } else { m }, exp)
-}
-
 fn align(a: &Dyadic, b: &Dyadic) -> (BigInt, BigInt, i64) {
     let e = a.exp.min(b.exp);
     (
@@ -92,35 +77,6 @@ fn cmp(a: &Dyadic, b: &Dyadic) -> Ordering {
 /// `floor(log2 |a|)` of a nonzero `a`.
 fn ilog2(a: &Dyadic) -> i64 {
     a.sig.bits() as i64 - 1 + a.exp
-}
-
-/// Rounds a nonzero dyadic to `F` with `rounding`.
-pub fn round_dyadic<F: Format>(a: &Dyadic, rounding: Rounding) -> F {
-    if a.sig.is_zero() {
-        return F::zero(false);
-    }
-    let bits = a.sig.bits();
-    let (mag, exp) = if bits > 126 {
-        let drop = bits - 126;
-        let m = a.sig.abs();
-        let kept = &m >> drop as usize;
-        let sticky = (&kept << drop as usize) != m;
-        (kept | BigInt::from(u8::from(sticky)), a.exp + drop as i64)
-    } else {
-        (a.sig.abs(), a.exp)
-    };
-    let (_, digits) = mag.to_u64_digits();
-    let sig = digits
-        .iter()
-        .rev()
-        .fold(0u128, |acc, &d| (acc << 64) | u128::from(d));
-    let exp = exp.clamp(-100_000, 100_000) as i32;
-    Unrounded {
-        sign: a.sig.sign() == Sign::Minus,
-        exp,
-        sig,
-    }
-    .round(rounding)
 }
 
 /// The true value's function for an approximate instruction (sin/cos in radians).
@@ -166,20 +122,10 @@ fn true_value(i: &Instr, x: &[Dyadic; 2], prec: u32) -> Option<(Dyadic, Dyadic)>
     Some((dy(lo, e), dy(hi, e)))
 }
 
-/// The correctly rounded (to nearest even) exact value, by raising the enclosure's precision
-/// until both ends round alike.
+/// The correctly rounded (to nearest even) exact value.
 fn correctly_rounded<F: Format>(i: &Instr, x: &[Dyadic; 2]) -> Option<F> {
     let rn = Rounding::ieee(Round::Rn);
-    let mut prec = PREC;
-    while prec <= 1 << 14 {
-        let (lo, hi) = true_value(i, x, prec)?;
-        let (l, h) = (round_dyadic::<F>(&lo, rn), round_dyadic::<F>(&hi, rn));
-        if l == h {
-            return Some(l);
-        }
-        prec *= 2;
-    }
-    None
+    crate::mufu::cr::ziv(|prec| true_value(i, x, prec), |d| d.round::<F>(rn))
 }
 
 /// The position of a non-NaN value in the ordered list of all values, infinities included.
@@ -193,14 +139,17 @@ fn ordinal<F: Format>(x: F) -> i64 {
 }
 
 fn show(d: &Dyadic) -> String {
-    decimal::format(round_dyadic::<F32>(d, Rounding::ieee(Round::Rn)))
+    decimal::format(d.round::<F32>(Rounding::ieee(Round::Rn)))
 }
 
 /// Whether `y` is within `b` of the instruction's exact value at `x`, and the measured error.
 pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> (bool, String) {
     let ftz_in = i.mods.ftz || (F::BITS == 32 && ctx.sm1x() && ctx.policies.sm1x_f32_flush);
     let flush = |v: F| if ftz_in { crate::steps::ftz(v) } else { v };
-    let xs = [to_dyadic(flush(x[0])), to_dyadic(flush(x[1]))];
+    let xs = [
+        Dyadic::from_format(flush(x[0])),
+        Dyadic::from_format(flush(x[1])),
+    ];
     if y.is_nan() {
         return (false, "a NaN where the manual bounds the error".into());
     }
@@ -243,7 +192,7 @@ pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> 
         );
         return (ok, if ok { String::new() } else { why });
     }
-    let yd = to_dyadic(y);
+    let yd = Dyadic::from_format(y);
     let e1 = abs(&sub(&yd, &lo));
     let e2 = abs(&sub(&yd, &hi));
     let err = if cmp(&e1, &e2) == Ordering::Less {
