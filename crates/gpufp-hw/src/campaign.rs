@@ -283,7 +283,12 @@ pub fn dry_run(jobs: &[Job], ctx: &Context, threads: usize) -> String {
             continue;
         }
         let cases: u64 = js.iter().map(|j| j.count()).sum();
-        let rate = js.iter().find_map(|j| model_rate(&j.instr, ctx));
+        // Captures are written, not compared.
+        let rate = if g == Group::Captures {
+            None
+        } else {
+            js.iter().find_map(|j| model_rate(&j.instr, ctx))
+        };
         let secs = rate.map(|r| cases as f64 / (r * threads.max(1) as f64));
         total_cases += cases;
         total_s += secs.unwrap_or(0.0);
@@ -293,7 +298,11 @@ pub fn dry_run(jobs: &[Job], ctx: &Context, threads: usize) -> String {
             g.name(),
             js.len(),
             cases,
-            rate.map_or("no model".into(), |r| format!("{r:.0}")),
+            match (g, rate) {
+                (Group::Captures, _) => "not compared".into(),
+                (_, None) => "no model".into(),
+                (_, Some(r)) => format!("{r:.0}"),
+            },
             secs.map_or("-".into(), |s| format!("{s:.0} s"))
         );
     }
