@@ -183,6 +183,7 @@ pub fn approx_f64<T: Trace>(i: &Instr, a: F64, ctx: &Context, t: &mut T) -> F64 
         ieee::fma(p, ieee::mul(y, e, rn), y, rn)
     };
     if (hi.wrapping_sub(0x0010_0000)) < 0x7FE0_0000 {
+        t.note(|| Rule::ApproxScaled("one second-order correction of the estimate (DFMA steps)"));
         return correct(a, y);
     }
     t.note(|| Rule::ApproxSlowPath);

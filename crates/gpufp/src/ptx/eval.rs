@@ -101,7 +101,7 @@ impl fmt::Display for Rule {
             ),
             Rule::Mufu64(op, core) => write!(
                 f,
-                "MUFU.{} on the upper word, lower word zero, computed by the {core} core (policy mufu_core)",
+                "MUFU.{} on the upper word (lower word zero), computed by the {core} core (policy mufu_core)",
                 format!("{op:?}").to_uppercase()
             ),
             Rule::Mufu16(op, core) => write!(
