@@ -348,3 +348,76 @@ fn oracle_sanity() {
     assert_eq!(oracle(Op::Ex2, -150.5, 23, -126, 127), 0.0);
     assert_eq!(oracle(Op::Ex2, 128.0, 23, -126, 127), f64::INFINITY);
 }
+
+/// A dyadic as an MPFR number (exact at 2,000 bits, more than any enclosure here holds).
+fn dyadic_to_mpfr(d: &gpufp::mufu::real::Dyadic) -> Float {
+    let sig = Float::with_val(2000, Float::parse(d.sig.to_string()).expect("an integer"));
+    sig << i32::try_from(d.exp).expect("a moderate exponent")
+}
+
+/// `real::enclose` for every function, radians included (the bound checks use those): MPFR's
+/// value at 400 bits lies in [lo, hi], and hi - lo is within the requested relative precision.
+#[test]
+fn enclosures_contain_mpfr_values() {
+    use gpufp::mufu::real::{enclose, Dyadic, Func};
+    let mut rng = Rng(0xE4C1_0005);
+    let funcs = [
+        Func::Rcp,
+        Func::Rsqrt,
+        Func::Sqrt,
+        Func::Ex2,
+        Func::Lg2,
+        Func::SinRev,
+        Func::CosRev,
+        Func::Sin,
+        Func::Cos,
+        Func::Tanh,
+    ];
+    for f in funcs {
+        let mut xs: Vec<u32> = edges();
+        xs.extend((0..300).map(|_| random_f32(&mut rng)));
+        // Radian arguments near multiples of π/2, where sin or cos nearly vanishes.
+        xs.extend([
+            0x4049_0FDB,
+            0x40C9_0FDB,
+            0x3FC9_0FDB,
+            0x4096_CBE4,
+            0x439D_13C3,
+            0x4B49_0FDB,
+        ]);
+        for bits in xs {
+            let a = F32::from_bits(u64::from(bits));
+            if !a.is_finite() || (f == Func::Ex2 && f32::from_bits(bits).abs() > 1000.0) {
+                continue;
+            }
+            let x = Dyadic::from_format(a);
+            for prec in [60u32, 200] {
+                let Some((lo, hi)) = enclose(f, &x, prec) else {
+                    continue;
+                };
+                let v = f64::from(f32::from_bits(bits));
+                let a = Float::with_val(64, v);
+                let t = match f {
+                    Func::Rcp => Float::with_val(400, a.recip_ref()),
+                    Func::Rsqrt => Float::with_val(400, a.recip_sqrt_ref()),
+                    Func::Sqrt => Float::with_val(400, a.sqrt_ref()),
+                    Func::Ex2 => Float::with_val(400, a.exp2_ref()),
+                    Func::Lg2 => Float::with_val(400, a.log2_ref()),
+                    Func::SinRev => Float::with_val(400, Float::with_val(64, v * 2.0).sin_pi_ref()),
+                    Func::CosRev => Float::with_val(400, Float::with_val(64, v * 2.0).cos_pi_ref()),
+                    Func::Sin => Float::with_val(400, a.sin_ref()),
+                    Func::Cos => Float::with_val(400, a.cos_ref()),
+                    Func::Tanh => Float::with_val(400, a.tanh_ref()),
+                };
+                let (l, h) = (dyadic_to_mpfr(&lo), dyadic_to_mpfr(&hi));
+                assert!(
+                    l <= t && t <= h,
+                    "{f:?}({bits:#010x}) at {prec}: {t} outside [{l}, {h}]"
+                );
+                let width = Float::with_val(2000, &h - &l);
+                let allowed = Float::with_val(2000, t.abs_ref()) >> prec as i32;
+                assert!(width <= allowed, "{f:?}({bits:#010x}) at {prec}: too wide");
+            }
+        }
+    }
+}
