@@ -1,6 +1,7 @@
 //! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`,
 //! `run`), and test vectors (`gen`, `check`, `sweep`).
 
+mod bench;
 mod sfu;
 
 use clap::{Parser, Subcommand};
@@ -103,6 +104,8 @@ enum Command {
     Check(vectors::CheckArgs),
     /// Evaluate every input or N random inputs on all cores; print count, time and digest.
     Sweep(vectors::SweepArgs),
+    /// Throughput of the fast path against the host FPU, the integer core and other libraries.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -566,6 +569,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
         Command::Sweep(a) => vectors::sweep(a),
+        Command::Bench(a) => bench::bench(a),
         Command::Run {
             file,
             target,

@@ -10,9 +10,9 @@
 //! random cases over the f32 and f64 kernels,
 //! `cargo test --release -p gpufp --test fast -- --ignored random_1e8 --nocapture`.
 
-use gpufp::fast::{eval_slice, Kernel};
+use gpufp::fast::{detected, eval_slice, eval_slice_at, Kernel, Level};
 use gpufp::ptx::{eval, parse_instr, Context, Instr, Target};
-use gpufp::vectors::{cases, random_operand, Level};
+use gpufp::vectors::{cases, random_operand};
 use rayon::prelude::*;
 
 fn instr(text: &str) -> Instr {
@@ -50,7 +50,8 @@ fn wide_variants() -> Vec<String> {
     v
 }
 
-/// Evaluates `cases` both ways; panics on the first difference, naming the case.
+/// Evaluates `cases` with the core and with `eval_slice` compiled for every SIMD level this CPU
+/// has; panics on the first difference, naming the case.
 fn compare(i: &Instr, ctx: &Context, cases: &[[u64; 3]]) {
     assert!(
         Kernel::for_instr(i, ctx).is_some(),
@@ -61,21 +62,30 @@ fn compare(i: &Instr, ctx: &Context, cases: &[[u64; 3]]) {
         .map(|k| cases.iter().map(|c| c[k]).collect())
         .collect();
     let ops: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
-    let mut out = vec![0u64; cases.len()];
-    eval_slice(i, &ops, ctx, &mut out).unwrap_or_else(|e| panic!("{i}: {e}"));
-    for (c, got) in cases.iter().zip(&out) {
-        let want = eval(i, &c[..n], ctx).unwrap();
-        assert_eq!(
-            *got,
-            want,
-            "{i} {:x?}: fast 0x{got:x}, core 0x{want:x}",
-            &c[..n]
-        );
+    let want: Vec<u64> = cases
+        .iter()
+        .map(|c| eval(i, &c[..n], ctx).unwrap())
+        .collect();
+    for level in [Level::Portable, Level::V3, Level::V4] {
+        if level > detected() {
+            continue;
+        }
+        let mut out = vec![0u64; cases.len()];
+        eval_slice_at(level, i, &ops, ctx, &mut out).unwrap_or_else(|e| panic!("{i}: {e}"));
+        for ((c, got), want) in cases.iter().zip(&out).zip(&want) {
+            assert_eq!(
+                got,
+                want,
+                "{i} {:x?} ({}): fast 0x{got:x}, core 0x{want:x}",
+                &c[..n],
+                level.name()
+            );
+        }
     }
 }
 
 fn table_cases(i: &Instr, count: u64) -> Vec<[u64; 3]> {
-    cases(i, Level::Two, 7, Some(count)).collect()
+    cases(i, gpufp::vectors::Level::Two, 7, Some(count)).collect()
 }
 
 fn random_cases(i: &Instr, seed: u64, count: u64) -> Vec<[u64; 3]> {

@@ -12,10 +12,13 @@
 pub mod narrow;
 pub mod wide;
 
-use crate::format::{BF16, F16, F32};
+use crate::format::{Format, BF16, F16, F32};
 use crate::ptx::{eval, Context, EvalError, Instr, Opcode, Type};
 use crate::round::{Round, Tininess};
 use core::fmt;
+use core::marker::PhantomData;
+use gpufp_dispatch::Job;
+pub use gpufp_dispatch::{detected, Level};
 
 /// Elements per block: a block's operands and flags stay in L1.
 const BLOCK: usize = 256;
@@ -65,13 +68,13 @@ impl Kernel {
         let ftz = m.ftz || sm1x_flush;
         if lane == Type::F64 {
             let op = match i.opcode {
-                Opcode::Add => wide::Op::Add,
-                Opcode::Sub => wide::Op::Sub,
-                Opcode::Mul => wide::Op::Mul,
-                Opcode::Fma | Opcode::Mad => wide::Op::Fma,
-                Opcode::Div => wide::Op::Div,
-                Opcode::Rcp => wide::Op::Rcp,
-                Opcode::Sqrt => wide::Op::Sqrt,
+                Opcode::Add => wide::ADD,
+                Opcode::Sub => wide::SUB,
+                Opcode::Mul => wide::MUL,
+                Opcode::Fma | Opcode::Mad => wide::FMA,
+                Opcode::Div => wide::DIV,
+                Opcode::Rcp => wide::RCP,
+                Opcode::Sqrt => wide::SQRT,
                 _ => return None,
             };
             if ftz || m.sat || m.relu || m.oob {
@@ -80,12 +83,12 @@ impl Kernel {
             return Some(Kernel::F64(op, wide::Mode::new(round)));
         }
         let op = match i.opcode {
-            Opcode::Add => narrow::Op::Add,
-            Opcode::Sub => narrow::Op::Sub,
-            Opcode::Mul => narrow::Op::Mul,
-            Opcode::Fma => narrow::Op::Fma,
+            Opcode::Add => narrow::ADD,
+            Opcode::Sub => narrow::SUB,
+            Opcode::Mul => narrow::MUL,
+            Opcode::Fma => narrow::FMA,
             // `mad.f32` without a rounding modifier on sm_1x truncates the product.
-            Opcode::Mad if !(lane == Type::F32 && ctx.sm1x() && m.rnd.is_none()) => narrow::Op::Fma,
+            Opcode::Mad if !(lane == Type::F32 && ctx.sm1x() && m.rnd.is_none()) => narrow::FMA,
             _ => return None,
         };
         if ftz && p.ftz_tininess != Tininess::UnboundedRounded {
@@ -105,8 +108,21 @@ impl Kernel {
 /// Evaluates `i` on every element: `out[k] = eval(i, [ops[0][k], ops[1][k], ...], ctx)`.
 ///
 /// `ops` holds one slice per source operand, each as long as `out`. On an element that does not
-/// evaluate, stops with its index; the elements before it are computed.
+/// evaluate, stops with its index; the elements before it are computed. The kernels run compiled
+/// for the best SIMD level of the CPU ([`gpufp_dispatch`]).
 pub fn eval_slice(
+    i: &Instr,
+    ops: &[&[u64]],
+    ctx: &Context,
+    out: &mut [u64],
+) -> Result<(), SliceError> {
+    eval_slice_at(Level::V4, i, ops, ctx, out)
+}
+
+/// [`eval_slice`] with the kernels compiled for `level` (or the best level of the CPU, if lower):
+/// for tests and benchmarks of each level.
+pub fn eval_slice_at(
+    level: Level,
     i: &Instr,
     ops: &[&[u64]],
     ctx: &Context,
@@ -126,18 +142,106 @@ pub fn eval_slice(
             out.len()
         )));
     }
-    match Kernel::for_instr(i, ctx) {
-        Some(Kernel::F32(op, m)) => drive(i, ops, ctx, out, |a, b, c| {
-            narrow::eval::<F32>(op, &m, a, b, c)
-        }),
-        Some(Kernel::F16(op, m)) => drive(i, ops, ctx, out, |a, b, c| {
-            narrow::eval::<F16>(op, &m, a, b, c)
-        }),
-        Some(Kernel::Bf16(op, m)) => drive(i, ops, ctx, out, |a, b, c| {
-            narrow::eval::<BF16>(op, &m, a, b, c)
-        }),
-        Some(Kernel::F64(op, m)) => drive(i, ops, ctx, out, |a, b, c| wide::eval(op, &m, a, b, c)),
-        None => drive(i, ops, ctx, out, |_, _, _| (0, true)),
+    gpufp_dispatch::run_at(
+        level,
+        Slice {
+            i,
+            ops,
+            ctx,
+            out,
+            kernel: Kernel::for_instr(i, ctx),
+        },
+    )
+}
+
+/// One [`eval_slice`] call, compiled per SIMD level.
+struct Slice<'a> {
+    i: &'a Instr,
+    ops: &'a [&'a [u64]],
+    ctx: &'a Context,
+    out: &'a mut [u64],
+    kernel: Option<Kernel>,
+}
+
+/// A kernel for one element: the result bits, and whether the integer core must decide it.
+trait Element {
+    fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool);
+}
+
+struct Narrow<F, const OP: u8>(narrow::Mode, PhantomData<F>);
+
+impl<F: Format, const OP: u8> Element for Narrow<F, OP> {
+    #[inline(always)]
+    fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool) {
+        narrow::eval::<F, OP>(&self.0, a, b, c)
+    }
+}
+
+struct Wide<const OP: u8, const HW_FMA: bool>(wide::Mode);
+
+impl<const OP: u8, const HW_FMA: bool> Element for Wide<OP, HW_FMA> {
+    #[inline(always)]
+    fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool) {
+        wide::eval::<OP, HW_FMA>(&self.0, a, b, c)
+    }
+}
+
+/// No kernel: every element to the core.
+struct Core;
+
+impl Element for Core {
+    #[inline(always)]
+    fn apply(&self, _: u64, _: u64, _: u64) -> (u64, bool) {
+        (0, true)
+    }
+}
+
+/// Runs [`drive`] with the element kernel for `op` (a runtime value) as a const parameter.
+macro_rules! with_op {
+    ($s:ident, $op:expr, [$($k:path),*], |$c:ident| $kernel:expr) => {
+        match $op {
+            $($k => {
+                const $c: u8 = $k;
+                drive($s.i, $s.ops, $s.ctx, $s.out, $kernel)
+            })*
+            _ => unreachable!("no kernel {}", $op),
+        }
+    };
+}
+
+impl Job for Slice<'_> {
+    type Output = Result<(), SliceError>;
+
+    #[inline(always)]
+    fn run<const HW_FMA: bool>(self) -> Self::Output {
+        use narrow::{ADD, FMA, MUL, SUB};
+        let s = self;
+        match s.kernel {
+            Some(Kernel::F32(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
+                Narrow::<F32, OP>(m, PhantomData)
+            }),
+            Some(Kernel::F16(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
+                Narrow::<F16, OP>(m, PhantomData)
+            }),
+            Some(Kernel::Bf16(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
+                Narrow::<BF16, OP>(m, PhantomData)
+            }),
+            Some(Kernel::F64(op, m)) => with_op!(
+                s,
+                op,
+                [
+                    wide::ADD,
+                    wide::SUB,
+                    wide::MUL,
+                    wide::FMA,
+                    wide::DIV,
+                    wide::RCP,
+                    wide::SQRT
+                ],
+                |OP| Wide::<OP, HW_FMA>(m)
+            ),
+            None => drive(s.i, s.ops, s.ctx, s.out, Core),
+        }
     }
 }
 
@@ -148,7 +252,7 @@ fn drive(
     ops: &[&[u64]],
     ctx: &Context,
     out: &mut [u64],
-    kernel: impl Fn(u64, u64, u64) -> (u64, bool),
+    kernel: impl Element,
 ) -> Result<(), SliceError> {
     let zeros = [0u64; BLOCK];
     let mut flags = [false; BLOCK];
@@ -157,13 +261,16 @@ fn drive(
         let len = chunk.len();
         let operand = |k: usize| ops.get(k).map_or(&zeros[..len], |s| &s[start..start + len]);
         let (a, b, c) = (operand(0), operand(1), operand(2));
+        let (a, b, c) = (&a[..len], &b[..len], &c[..len]);
         let flags = &mut flags[..len];
+        let mut any = false;
         for j in 0..len {
-            let (r, fallback) = kernel(a[j], b[j], c[j]);
+            let (r, fallback) = kernel.apply(a[j], b[j], c[j]);
             chunk[j] = r;
             flags[j] = fallback;
+            any |= fallback;
         }
-        if flags.iter().any(|f| *f) {
+        if any {
             for j in (0..len).filter(|&j| flags[j]) {
                 let x = [a[j], b[j], c[j]];
                 chunk[j] = eval(i, &x[..ops.len()], ctx).map_err(|error| SliceError::Eval {

@@ -19,14 +19,13 @@ use crate::format::Format;
 use crate::policy::{Policies, ReluNegativeZero};
 use crate::round::Round;
 
-/// The operation of a narrow kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Add,
-    Sub,
-    Mul,
-    Fma,
-}
+/// The operation of a narrow kernel: [`ADD`], [`SUB`], [`MUL`] or [`FMA`] (a const parameter, so
+/// that each kernel loop is compiled for one operation).
+pub type Op = u8;
+pub const ADD: Op = 0;
+pub const SUB: Op = 1;
+pub const MUL: Op = 2;
+pub const FMA: Op = 3;
 
 /// The modifiers of one instruction, as the flags the branch-free code selects on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,13 +102,13 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 #[inline(always)]
 fn round_to_odd(s: f64, e: f64) -> u64 {
     let bits = s.to_bits();
-    let inexact = e < 0.0 || e > 0.0;
+    let inexact = (e < 0.0) | (e > 0.0);
     let toward = if (e.to_bits() ^ bits) >> 63 == 0 {
         bits.wrapping_add(1)
     } else {
         bits.wrapping_sub(1)
     };
-    if inexact && bits & 1 == 0 {
+    if inexact & (bits & 1 == 0) {
         toward
     } else {
         bits
@@ -120,9 +119,9 @@ fn round_to_odd(s: f64, e: f64) -> u64 {
 /// first dropped bit).
 #[inline(always)]
 fn round_up(m: &Mode, neg: bool, kept: u64, rem: u64, half: u64) -> bool {
-    let nearest = rem > half || (rem == half && kept & 1 == 1);
-    let directed = rem != 0 && ((neg && m.rm) || (!neg && m.rp));
-    (m.rn && nearest) || directed
+    let nearest = (rem > half) | ((rem == half) & (kept & 1 == 1));
+    let directed = (rem != 0) & ((neg & m.rm) | (!neg & m.rp));
+    (m.rn & nearest) | directed
 }
 
 /// Rounds an f64 (its bits) that is the round-to-odd image of the exact result to `F`, with
@@ -151,8 +150,8 @@ pub fn round_to<F: Format>(bits: u64, m: &Mode) -> u64 {
         ((exp + i64::from(F::BIAS) - 1) as u64) << F::FRAC_BITS
     };
     let mut r = base.wrapping_add(kept + u64::from(up));
-    let to_inf = m.rn || (neg && m.rm) || (!neg && m.rp);
-    if exp > i64::from(F::EMAX) || r >= F::INF {
+    let to_inf = m.rn | (neg & m.rm) | (!neg & m.rp);
+    if (exp > i64::from(F::EMAX)) | (r >= F::INF) {
         r = if to_inf { F::INF } else { F::MAX_FINITE };
     }
     if m.ftz {
@@ -192,10 +191,11 @@ fn flush<F: Format>(x: u64) -> u64 {
 /// One element of the kernel `op` on format `F`: the result bits, and whether the integer core
 /// must decide it instead (an operand wider than the format, which the core reports as an error).
 #[inline(always)]
-pub fn eval<F: Format>(op: Op, m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
-    let wide = (a | b | if op == Op::Fma { c } else { 0 }) >> F::BITS != 0;
+pub fn eval<F: Format, const OP: Op>(m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
+    let fma = OP == FMA;
+    let wide = (a | b | if fma { c } else { 0 }) >> F::BITS != 0;
     let oob = match m.oob {
-        Some(nan) => a == nan || b == nan || (op == Op::Fma && c == nan),
+        Some(nan) => (a == nan) | (b == nan) | (fma & (c == nan)),
         None => false,
     };
     let (a, b, c) = if m.ftz {
@@ -205,21 +205,17 @@ pub fn eval<F: Format>(op: Op, m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) 
     };
     let (x, y, z) = (widen::<F>(a), widen::<F>(b), widen::<F>(c));
     // The two addends of the final sum (the product for fma); a multiplication has only one.
-    let (u, v) = match op {
-        Op::Add => (x, y),
-        Op::Sub => (x, -y),
-        Op::Mul => (x * y, 0.0),
-        Op::Fma => (x * y, z),
+    let (u, v) = match OP {
+        ADD => (x, y),
+        SUB => (x, -y),
+        MUL => (x * y, 0.0),
+        _ => (x * y, z),
     };
-    let (s, e) = if op == Op::Mul {
-        (u, 0.0)
-    } else {
-        two_sum(u, v)
-    };
+    let (s, e) = if OP == MUL { (u, 0.0) } else { two_sum(u, v) };
     // IEEE 754 §6.3: an exact zero sum is +0 unless both addends are -0, or -0 in every case
     // rounding toward -inf; the host's round-to-nearest sum is right but for the latter.
     let both_plus_zero = u.to_bits() == 0 && v.to_bits() == 0;
-    let s = if op != Op::Mul && m.rm && s == 0.0 && !both_plus_zero {
+    let s = if (OP != MUL) & m.rm & (s == 0.0) & !both_plus_zero {
         -0.0
     } else {
         s
@@ -229,7 +225,7 @@ pub fn eval<F: Format>(op: Op, m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) 
     let nan = r & !F::SIGN_MASK > F::INF;
     let negative = r & F::SIGN_MASK != 0;
     if m.sat {
-        r = if nan || negative {
+        r = if nan | negative {
             0
         } else if r > F::ONE {
             F::ONE
@@ -239,7 +235,7 @@ pub fn eval<F: Format>(op: Op, m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) 
     }
     // PTX ISA 9.7.4.4: "`.relu` clamps the result to 0 if negative. `NaN` result is converted to
     // canonical `NaN`." (It already is.)
-    if m.relu && negative && !nan && !(m.relu_keeps_negative_zero && r == F::SIGN_MASK) {
+    if m.relu & negative & !nan & !(m.relu_keeps_negative_zero & (r == F::SIGN_MASK)) {
         r = 0;
     }
     // PTX ISA 9.7.4.4: "`fma.oob` ... clamps the result to 0 if either of the operands is `OOB NaN`".

@@ -15,17 +15,15 @@
 use super::narrow::two_sum;
 use crate::round::Round;
 
-/// The operation of an f64 kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Add,
-    Sub,
-    Mul,
-    Fma,
-    Div,
-    Rcp,
-    Sqrt,
-}
+/// The operation of an f64 kernel, a const parameter: [`ADD`] ... [`SQRT`].
+pub type Op = u8;
+pub const ADD: Op = 0;
+pub const SUB: Op = 1;
+pub const MUL: Op = 2;
+pub const FMA: Op = 3;
+pub const DIV: Op = 4;
+pub const RCP: Op = 5;
+pub const SQRT: Op = 6;
 
 /// The rounding direction, as flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,15 +57,15 @@ const HIGH: u64 = 1023 + 990;
 #[inline(always)]
 fn moderate(x: f64) -> bool {
     let e = exp_field(x);
-    (LOW..HIGH).contains(&e)
+    (e >= LOW) & (e < HIGH)
 }
 
 /// TwoProduct: `p = RN(a b)` and `e` with `p + e = a b` exactly, for moderate operands and
-/// product.
+/// product; by an fma where the target has one (`HW_FMA`), else by Dekker's product.
 #[inline(always)]
-fn two_product(a: f64, b: f64) -> (f64, f64) {
+fn two_product<const HW_FMA: bool>(a: f64, b: f64) -> (f64, f64) {
     let p = a * b;
-    if cfg!(target_feature = "fma") {
+    if HW_FMA {
         (p, a.mul_add(b, -p))
     } else {
         // Dekker's product with Veltkamp's splitting into 26 + 27 bits.
@@ -83,12 +81,6 @@ fn two_product(a: f64, b: f64) -> (f64, f64) {
     }
 }
 
-/// `a b + c` rounded to nearest: the host's fma.
-#[inline(always)]
-fn fma_rn(a: f64, b: f64, c: f64) -> f64 {
-    a.mul_add(b, c)
-}
-
 /// The sign of `x0 + x1 + x2 + x3` (each finite), exactly: Grow-Expansion into a nonoverlapping
 /// expansion, whose sign is that of its largest nonzero component. Returns -1.0, 0.0 or 1.0 as a
 /// signed f64 (any value with the sign and zeroness of the sum).
@@ -100,14 +92,12 @@ fn sum4_sign(x0: f64, x1: f64, x2: f64, x3: f64) -> f64 {
     let (r1, k0) = two_sum(x3, g0);
     let (r2, k1) = two_sum(r1, g1);
     let (r3, k2) = two_sum(r2, q2);
+    let low = if k1 != 0.0 { k1 } else { k0 };
+    let mid = if k2 != 0.0 { k2 } else { low };
     if r3 != 0.0 {
         r3
-    } else if k2 != 0.0 {
-        k2
-    } else if k1 != 0.0 {
-        k1
     } else {
-        k0
+        mid
     }
 }
 
@@ -117,7 +107,7 @@ fn sum4_sign(x0: f64, x1: f64, x2: f64, x3: f64) -> f64 {
 fn directed(s: f64, err: f64, m: &Mode) -> u64 {
     let bits = s.to_bits();
     let same_sign = (err.to_bits() ^ bits) >> 63 == 0;
-    let step = (err > 0.0 && m.rp) || (err < 0.0 && m.rm) || (err != 0.0 && !same_sign && m.rz);
+    let step = ((err > 0.0) & m.rp) | ((err < 0.0) & m.rm) | ((err != 0.0) & !same_sign & m.rz);
     let toward = if same_sign {
         bits.wrapping_add(1)
     } else {
@@ -130,67 +120,69 @@ fn directed(s: f64, err: f64, m: &Mode) -> u64 {
     }
 }
 
-/// One element: the result bits and whether the integer core must decide it instead.
+/// One element: the result bits and whether the integer core must decide it instead. `HW_FMA`:
+/// the code is compiled for a target with an fma instruction.
 #[inline(always)]
-pub fn eval(op: Op, m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
+pub fn eval<const OP: Op, const HW_FMA: bool>(m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
     let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-    let (s, err, ok) = match op {
-        Op::Add | Op::Sub => {
-            let y = if op == Op::Sub { -y } else { y };
+    let (s, err, ok) = match OP {
+        ADD | SUB => {
+            let y = if OP == SUB { -y } else { y };
             let (s, e) = two_sum(x, y);
             // IEEE 754 §6.3: an exact zero sum is -0 rounding toward -inf unless both are +0.
-            let s = if m.rm && s == 0.0 && !(x.to_bits() == 0 && y.to_bits() == 0) {
+            let plus_zeros = (x.to_bits() == 0) & (y.to_bits() == 0);
+            let s = if m.rm & (s == 0.0) & !plus_zeros {
                 -0.0
             } else {
                 s
             };
-            (s, e, s.is_finite() && x.is_finite() && y.is_finite())
+            (s, e, s.is_finite() & x.is_finite() & y.is_finite())
         }
-        Op::Mul => {
-            let zero = x == 0.0 || y == 0.0;
-            let (p, e) = two_product(x, y);
-            let ok = x.is_finite()
-                && y.is_finite()
-                && (zero || (moderate(x) && moderate(y) && moderate(p)));
+        MUL => {
+            let zero = (x == 0.0) | (y == 0.0);
+            let (p, e) = two_product::<HW_FMA>(x, y);
+            let ok =
+                x.is_finite() & y.is_finite() & (zero | (moderate(x) & moderate(y) & moderate(p)));
             (p, if zero { 0.0 } else { e }, ok)
         }
-        Op::Fma => {
-            let zero = x == 0.0 || y == 0.0;
-            let (p, e) = two_product(x, y);
-            let s = fma_rn(x, y, z);
+        FMA => {
+            let zero = (x == 0.0) | (y == 0.0);
+            let (p, e) = two_product::<HW_FMA>(x, y);
+            let s = x.mul_add(y, z);
             let p = if zero { x * y } else { p };
             let e = if zero { 0.0 } else { e };
             // a b + c - s = p + e + c - s; every term is exact.
             let err = sum4_sign(e, z, p, -s);
-            let s = if m.rm && s == 0.0 && !(p.to_bits() == 0 && z.to_bits() == 0) {
+            let plus_zeros = (p.to_bits() == 0) & (z.to_bits() == 0);
+            let s = if m.rm & (s == 0.0) & !plus_zeros {
                 -0.0
             } else {
                 s
             };
             let ok = x.is_finite()
-                && y.is_finite()
-                && exp_field(z) < HIGH
-                && s.is_finite()
-                && (zero || (moderate(x) && moderate(y) && moderate(p)));
+                & y.is_finite()
+                & (exp_field(z) < HIGH)
+                & s.is_finite()
+                & (zero | (moderate(x) & moderate(y) & moderate(p)));
             (s, err, ok)
         }
-        Op::Div | Op::Rcp => {
-            let (n, d) = if op == Op::Rcp { (1.0, x) } else { (x, y) };
+        DIV | RCP => {
+            let (n, d) = if OP == RCP { (1.0, x) } else { (x, y) };
             let q = n / d;
             // r = n - q d exactly; the exact quotient minus q has the sign of r / d.
-            let (p, e) = two_product(q, d);
+            let (p, e) = two_product::<HW_FMA>(q, d);
             let r = (n - p) - e;
             let err = if d < 0.0 { -r } else { r };
-            let zero = n == 0.0 && d != 0.0 && d.is_finite();
-            let ok = zero || (moderate(n) && moderate(d) && moderate(q));
+            let zero = (n == 0.0) & (d != 0.0) & d.is_finite();
+            let ok = zero | (moderate(n) & moderate(d) & moderate(q));
             (q, if zero { 0.0 } else { err }, ok)
         }
-        Op::Sqrt => {
+        _ => {
             let s = x.sqrt();
-            let (p, e) = two_product(s, s);
+            let (p, e) = two_product::<HW_FMA>(s, s);
             let r = (x - p) - e;
             let zero = x == 0.0;
-            let ok = zero || (x > 0.0 && moderate(x));
+            let ok = zero | ((x > 0.0) & moderate(x));
             (s, if zero { 0.0 } else { r }, ok)
         }
     };

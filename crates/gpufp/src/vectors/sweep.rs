@@ -3,6 +3,7 @@
 //! exactly when their digests agree; the per-chunk sums say which 2^16 cases to look at when they
 //! do not.
 
+use crate::fast::{eval_slice, SliceError};
 use crate::ptx::{eval, Context, EvalError, Instr};
 use core::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -128,6 +129,7 @@ impl Plan {
     }
 
     /// The operands of case `i` (the first `instr.inputs` are used).
+    #[inline]
     pub fn operands(&self, i: u64) -> [u64; 3] {
         let n = usize::from(self.instr.inputs).min(3);
         let mut ops = [0u64; 3];
@@ -153,19 +155,40 @@ impl Plan {
         self.count.div_ceil(CHUNK)
     }
 
-    /// The digest sum of chunk `c`, evaluating each case with [`eval`].
+    /// The digest sum of chunk `c`, evaluating the cases in blocks with [`eval_slice`] (the same
+    /// results as [`eval`], faster where the instruction has a kernel).
     pub fn chunk(&self, c: u64, ctx: &Context) -> Result<u64, SweepError> {
+        const BLOCK: u64 = 4096;
         let n = usize::from(self.instr.inputs).min(3);
         let end = self.count.min((c + 1).saturating_mul(CHUNK));
+        let mut cols = vec![vec![0u64; BLOCK as usize]; n];
+        let mut out = vec![0u64; BLOCK as usize];
         let mut sum = 0u64;
-        for i in c * CHUNK..end {
-            let ops = self.operands(i);
-            let r = eval(&self.instr, &ops[..n], ctx).map_err(|error| SweepError::Eval {
-                case: i,
-                operands: ops[..n].to_vec(),
-                error,
+        let mut base = c * CHUNK;
+        while base < end {
+            let len = (end - base).min(BLOCK) as usize;
+            for j in 0..len {
+                let ops = self.operands(base + j as u64);
+                for (col, x) in cols.iter_mut().zip(ops) {
+                    col[j] = x;
+                }
+            }
+            let ops: Vec<&[u64]> = cols.iter().map(|col| &col[..len]).collect();
+            eval_slice(&self.instr, &ops, ctx, &mut out[..len]).map_err(|e| {
+                let (index, error) = match e {
+                    SliceError::Eval { index, error } => (index, error),
+                    SliceError::Shape(m) => (0, EvalError::Operands(m)),
+                };
+                SweepError::Eval {
+                    case: base + index as u64,
+                    operands: self.operands(base + index as u64)[..n].to_vec(),
+                    error,
+                }
             })?;
-            sum = sum.wrapping_add(digest_term(i, r));
+            for (j, r) in out[..len].iter().enumerate() {
+                sum = sum.wrapping_add(digest_term(base + j as u64, *r));
+            }
+            base += len as u64;
         }
         Ok(sum)
     }
