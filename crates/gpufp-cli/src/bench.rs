@@ -25,6 +25,9 @@ pub struct BenchArgs {
     /// (uniform random bit patterns: NaNs, infinities, subnormals, overflow and underflow).
     #[arg(long, default_value = "moderate", value_parser = ["moderate", "bits"])]
     operands: String,
+    /// Measure the fast path only.
+    #[arg(long)]
+    fast_only: bool,
     /// Instructions (default: the set of the performance goals).
     instrs: Vec<String>,
 }
@@ -277,6 +280,10 @@ pub fn bench(a: BenchArgs) -> ExitCode {
             }
             black_box(&mut out);
         });
+        if a.fast_only {
+            println!("{text:<22} {:>10}", show(Some(fast)));
+            continue;
+        }
         let core = rate(n, a.reps.min(5), || {
             for (j, o) in out.iter_mut().enumerate() {
                 let v = [x[j], y[j], z[j]];

@@ -5,6 +5,7 @@ mod bench;
 mod sfu;
 
 use clap::{Parser, Subcommand};
+use gpufp::fast::eval_slice;
 use gpufp::mufu::CoreRef;
 use gpufp::ptx::value::{format_value, parse_value};
 use gpufp::ptx::{self, Context, Instr, Notes, Opcode, PtxVersion, Target};
@@ -430,13 +431,21 @@ impl Seen {
     }
 }
 
-/// Evaluates one batch line; the error carries the byte column.
+/// A batch line ready to evaluate: the instruction, its operands, and the column errors name.
+struct Case {
+    ready: Ready,
+    bits: [u64; 3],
+    n: usize,
+    column: usize,
+}
+
+/// Parses one batch line; the error carries the byte column.
 fn batch_line(
     line: &str,
     at: Where,
     core: &CoreRef,
     seen: &mut Seen,
-) -> Result<String, (usize, String)> {
+) -> Result<Case, (usize, String)> {
     let mut words = line.split([' ', '\t']).filter(|w| !w.is_empty());
     let instr_text = words.next().unwrap_or_default();
     let mut operands = [""; 3];
@@ -456,14 +465,83 @@ fn batch_line(
         bits[k] = parse_value(operands[k], ready.instr.ty)
             .map_err(|e| (col(line, operands[k]), format!("operand {}: {e}", k + 1)))?;
     }
-    let d = ptx::eval(&ready.effective, &bits[..n], &ready.ctx)
-        .map_err(|e| (col(line, instr_text), e.to_string()))?;
-    Ok(result_text(&ready, d))
+    Ok(Case {
+        ready,
+        bits,
+        n,
+        column: col(line, instr_text),
+    })
 }
 
 /// The byte offset of `word` in `line` (`word` is a slice of it).
 fn col(line: &str, word: &str) -> usize {
     word.as_ptr() as usize - line.as_ptr() as usize
+}
+
+/// Lines evaluated together: runs of one instruction go through `fast::eval_slice`.
+const BATCH_BLOCK: usize = 4096;
+
+/// Evaluates and writes the pending lines (line number, parsed case or error) in order.
+fn batch_flush(
+    pending: &mut Vec<(usize, Result<Case, (usize, String)>)>,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let mut all_ok = true;
+    let mut k = 0;
+    while k < pending.len() {
+        let first = match &pending[k].1 {
+            Err((column, e)) => {
+                all_ok = false;
+                writeln!(
+                    out,
+                    "error: line {}, column {}: {e}",
+                    pending[k].0,
+                    column + 1
+                )?;
+                k += 1;
+                continue;
+            }
+            Ok(case) => case,
+        };
+        let same = |p: &(usize, Result<Case, (usize, String)>)| {
+            matches!(&p.1, Ok(c) if c.n == first.n
+                && c.ready.effective == first.ready.effective
+                && c.ready.ctx == first.ready.ctx)
+        };
+        let run = pending[k..].iter().take_while(|p| same(p)).count();
+        let cases: Vec<&Case> = pending[k..k + run]
+            .iter()
+            .filter_map(|p| p.1.as_ref().ok())
+            .collect();
+        let cols: Vec<Vec<u64>> = (0..first.n)
+            .map(|j| cases.iter().map(|c| c.bits[j]).collect())
+            .collect();
+        let ops: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
+        let mut results = vec![0u64; run];
+        let fast = eval_slice(&first.ready.effective, &ops, &first.ready.ctx, &mut results);
+        for (j, c) in cases.iter().enumerate() {
+            // On an error, every line of the run is evaluated on its own for its own message.
+            let r = match fast {
+                Ok(()) => Ok(results[j]),
+                Err(_) => ptx::eval(&c.ready.effective, &c.bits[..c.n], &c.ready.ctx),
+            };
+            match r {
+                Ok(d) => writeln!(out, "{}", result_text(&c.ready, d))?,
+                Err(e) => {
+                    all_ok = false;
+                    writeln!(
+                        out,
+                        "error: line {}, column {}: {e}",
+                        pending[k + j].0,
+                        c.column + 1
+                    )?;
+                }
+            }
+        }
+        k += run;
+    }
+    pending.clear();
+    Ok(all_ok)
 }
 
 fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool> {
@@ -473,6 +551,7 @@ fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool>
     let mut all_ok = true;
     let mut line = String::new();
     let mut number = 0usize;
+    let mut pending = Vec::with_capacity(BATCH_BLOCK);
     loop {
         line.clear();
         if input.read_line(&mut line)? == 0 {
@@ -484,14 +563,12 @@ fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool>
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        match batch_line(text, at, core, &mut seen) {
-            Ok(r) => writeln!(out, "{r}")?,
-            Err((column, e)) => {
-                all_ok = false;
-                writeln!(out, "error: line {number}, column {}: {e}", column + 1)?;
-            }
+        pending.push((number, batch_line(text, at, core, &mut seen)));
+        if pending.len() == BATCH_BLOCK {
+            all_ok &= batch_flush(&mut pending, &mut out)?;
         }
     }
+    all_ok &= batch_flush(&mut pending, &mut out)?;
     out.flush()?;
     Ok(all_ok)
 }

@@ -15,7 +15,7 @@
 //! loops over them vectorize: `.oob` -> flush inputs (`.ftz`) -> operation -> canonical NaN ->
 //! `.sat` / `.relu`.
 
-use crate::format::Format;
+use crate::format::{Format, F32};
 use crate::policy::{Policies, ReluNegativeZero};
 use crate::round::Round;
 
@@ -36,6 +36,8 @@ pub struct Mode {
     pub rp: bool,
     /// Round toward -inf.
     pub rm: bool,
+    /// Round toward zero.
+    pub rz: bool,
     /// Flush subnormal inputs and tiny results (tininess after rounding with an unbounded
     /// exponent, the default `ftz_tininess`).
     pub ftz: bool,
@@ -53,6 +55,7 @@ impl Mode {
             rn: round == Round::Rn,
             rp: round == Round::Rp,
             rm: round == Round::Rm,
+            rz: round == Round::Rz,
             ftz,
             sat,
             relu,
@@ -154,15 +157,8 @@ pub fn round_to<F: Format>(bits: u64, m: &Mode) -> u64 {
     if (exp > i64::from(F::EMAX)) | (r >= F::INF) {
         r = if to_inf { F::INF } else { F::MAX_FINITE };
     }
-    if m.ftz {
-        // Tininess after rounding to full precision with an unbounded exponent.
-        let kept_u = sig >> sh0;
-        let rem_u = sig & ((1 << sh0) - 1);
-        let up_u = round_up(m, neg, kept_u, rem_u, 1 << (sh0 - 1));
-        let carry = ((kept_u + u64::from(up_u)) >> F::PRECISION) as i64;
-        if exp + carry < emin {
-            r = 0;
-        }
+    if m.ftz & tiny::<F>(f64::from_bits(bits), m) {
+        r = 0;
     }
     if e64 == 0x7FF {
         r = F::INF;
@@ -175,6 +171,54 @@ pub fn round_to<F: Format>(bits: u64, m: &Mode) -> u64 {
         F::CANONICAL_NAN
     } else {
         signed
+    }
+}
+
+/// Whether the exact value `x` (its round-to-odd image) rounded to `F`'s precision with an
+/// unbounded exponent is below 2^EMIN: the `.ftz` tininess reading of `ftz_tininess`'s default.
+///
+/// With `t` the largest `P`-bit number below 2^EMIN (`2^EMIN - 2^(EMIN-P)`), that is `|x| < (t +
+/// 2^EMIN) / 2` to nearest (the tie goes to the even 2^EMIN), `|x| <= t` rounding away from zero
+/// and `|x| < 2^EMIN` toward zero. Each threshold has at most `P + 1` bits, so it is even in f64
+/// and the round-to-odd image compares with it as the exact value does.
+#[inline(always)]
+fn tiny<F: Format>(x: f64, m: &Mode) -> bool {
+    let min = f64::from_bits(((F::EMIN + 1023) as u64) << 52);
+    let ulp = f64::from_bits(((F::EMIN - F::PRECISION as i32 + 1023) as u64) << 52);
+    let a = x.abs();
+    let neg = x.is_sign_negative();
+    let away = (m.rp & !neg) | (m.rm & neg);
+    let toward_zero = !m.rn & !away;
+    (m.rn & (a < min - 0.5 * ulp)) | (away & (a <= min - ulp)) | (toward_zero & (a < min))
+}
+
+/// f32: the round-to-odd `x` rounded by the host's conversion (to nearest, gradual underflow,
+/// overflow to infinity), then moved one step toward the exact value where the direction says
+/// so. `x - RN(x)` is exact (both are multiples of x's ulp, less than an f32 ulp apart) and is
+/// nonzero exactly when `x` is not an f32 (an odd f64 never is), so its sign is the exact value's
+/// side; an overflow to infinity gives an infinite difference of the right sign.
+#[inline(always)]
+fn round_f32(x: f64, m: &Mode) -> u64 {
+    let r = x as f32;
+    let bits = u64::from(r.to_bits());
+    let d = x - f64::from(r);
+    let (up, down) = (d > 0.0, d < 0.0);
+    let neg = bits >> 31 != 0;
+    let step = (m.rp & up) | (m.rm & down) | (m.rz & ((up & neg) | (down & !neg)));
+    let larger = (up & !neg) | (down & neg);
+    let moved = if larger {
+        bits.wrapping_add(1)
+    } else {
+        bits.wrapping_sub(1)
+    };
+    let mut r = if step { moved } else { bits };
+    if m.ftz & tiny::<F32>(x, m) {
+        r &= F32::SIGN_MASK;
+    }
+    if r & !F32::SIGN_MASK > F32::INF {
+        F32::CANONICAL_NAN
+    } else {
+        r
     }
 }
 
@@ -220,7 +264,12 @@ pub fn eval<F: Format, const OP: Op>(m: &Mode, a: u64, b: u64, c: u64) -> (u64, 
     } else {
         s
     };
-    let mut r = round_to::<F>(round_to_odd(s, e), m);
+    let odd = round_to_odd(s, e);
+    let mut r = if F::BITS == 32 {
+        round_f32(f64::from_bits(odd), m)
+    } else {
+        round_to::<F>(odd, m)
+    };
     // PTX ISA 9.7.3.3: "`.sat` clamps the result to [0.0, 1.0]. `NaN` results are flushed to +0.0f."
     let nan = r & !F::SIGN_MASK > F::INF;
     let negative = r & F::SIGN_MASK != 0;
