@@ -88,6 +88,9 @@ fn operand(moderate: bool, ty: Type, j: usize, k: usize) -> u64 {
     sign | e << f_bits | (r & ((1 << f_bits) - 1))
 }
 
+/// An implementation measured beside the fast path: `None` where it lacks the operation.
+type Baseline = fn(&Instr, &[u64], &[u64], &[u64], &mut [u64]) -> Option<()>;
+
 /// The host FPU's plain operation (round to nearest, no PTX modifiers) on the same arrays.
 fn host(i: &Instr, a: &[u64], b: &[u64], c: &[u64], out: &mut [u64]) -> Option<()> {
     macro_rules! lanes {
@@ -298,9 +301,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
             },
             ..i
         };
-        let measure = |f: fn(&Instr, &[u64], &[u64], &[u64], &mut [u64]) -> Option<()>,
-                       target: &Instr,
-                       out: &mut Vec<u64>| {
+        let measure = |f: Baseline, target: &Instr, out: &mut Vec<u64>| {
             f(target, x, y, z, out)?;
             Some(rate(n, a.reps, || {
                 f(target, black_box(x), black_box(y), black_box(z), out);

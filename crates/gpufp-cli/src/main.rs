@@ -439,13 +439,11 @@ struct Case {
     column: usize,
 }
 
+/// A parsed batch line, or its error with the byte column.
+type Parsed = Result<Case, (usize, String)>;
+
 /// Parses one batch line; the error carries the byte column.
-fn batch_line(
-    line: &str,
-    at: Where,
-    core: &CoreRef,
-    seen: &mut Seen,
-) -> Result<Case, (usize, String)> {
+fn batch_line(line: &str, at: Where, core: &CoreRef, seen: &mut Seen) -> Parsed {
     let mut words = line.split([' ', '\t']).filter(|w| !w.is_empty());
     let instr_text = words.next().unwrap_or_default();
     let mut operands = [""; 3];
@@ -482,10 +480,7 @@ fn col(line: &str, word: &str) -> usize {
 const BATCH_BLOCK: usize = 4096;
 
 /// Evaluates and writes the pending lines (line number, parsed case or error) in order.
-fn batch_flush(
-    pending: &mut Vec<(usize, Result<Case, (usize, String)>)>,
-    out: &mut dyn Write,
-) -> io::Result<bool> {
+fn batch_flush(pending: &mut Vec<(usize, Parsed)>, out: &mut dyn Write) -> io::Result<bool> {
     let mut all_ok = true;
     let mut k = 0;
     while k < pending.len() {
@@ -503,7 +498,7 @@ fn batch_flush(
             }
             Ok(case) => case,
         };
-        let same = |p: &(usize, Result<Case, (usize, String)>)| {
+        let same = |p: &(usize, Parsed)| {
             matches!(&p.1, Ok(c) if c.n == first.n
                 && c.ready.effective == first.ready.effective
                 && c.ready.ctx == first.ready.ctx)

@@ -57,7 +57,7 @@ const HIGH: u64 = 1023 + 990;
 #[inline(always)]
 fn moderate(x: f64) -> bool {
     let e = exp_field(x);
-    (e >= LOW) & (e < HIGH)
+    (LOW..HIGH).contains(&e)
 }
 
 /// TwoProduct: `p = RN(a b)` and `e` with `p + e = a b` exactly, for moderate operands and
