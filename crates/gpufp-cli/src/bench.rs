@@ -91,8 +91,32 @@ fn operand(moderate: bool, ty: Type, j: usize, k: usize) -> u64 {
 /// An implementation measured beside the fast path: `None` where it lacks the operation.
 type Baseline = fn(&Instr, &[u64], &[u64], &[u64], &mut [u64]) -> Option<()>;
 
-/// The host FPU's plain operation (round to nearest, no PTX modifiers) on the same arrays.
+/// The host FPU's plain operation (round to nearest, no PTX modifiers) on the same arrays,
+/// compiled for the CPU's SIMD level as the fast path is.
 fn host(i: &Instr, a: &[u64], b: &[u64], c: &[u64], out: &mut [u64]) -> Option<()> {
+    gpufp_dispatch::run(Host { i, a, b, c, out })
+}
+
+struct Host<'a> {
+    i: &'a Instr,
+    a: &'a [u64],
+    b: &'a [u64],
+    c: &'a [u64],
+    out: &'a mut [u64],
+}
+
+impl gpufp_dispatch::Job for Host<'_> {
+    type Output = Option<()>;
+
+    #[inline(always)]
+    fn run<const HW_FMA: bool>(self) -> Option<()> {
+        let Host { i, a, b, c, out } = self;
+        host_loop(i, a, b, c, out)
+    }
+}
+
+#[inline(always)]
+fn host_loop(i: &Instr, a: &[u64], b: &[u64], c: &[u64], out: &mut [u64]) -> Option<()> {
     macro_rules! lanes {
         ($t:ty, $u:ty, $f:expr) => {{
             let f = $f;
@@ -233,8 +257,10 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         ptx: None,
     };
     println!(
-        "n = {n} elements per array, median of {} passes, operands: {}, one thread",
-        a.reps, a.operands
+        "n = {n} elements per array, median of {} passes, operands: {}, one thread, SIMD level: {}",
+        a.reps,
+        a.operands,
+        gpufp_dispatch::detected().name()
     );
     println!(
         "{:<22} {:>10} {:>10} {:>10} {:>9} {:>10} {:>8} {:>10} {:>8}",
