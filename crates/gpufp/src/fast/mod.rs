@@ -168,21 +168,23 @@ trait Element {
     fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool);
 }
 
-struct Narrow<F, const OP: u8>(narrow::Mode, PhantomData<F>);
+struct Narrow<F, const OP: u8, const RND: u8, const FLAGS: u8>(narrow::Mode, PhantomData<F>);
 
-impl<F: Format, const OP: u8> Element for Narrow<F, OP> {
+impl<F: Format, const OP: u8, const RND: u8, const FLAGS: u8> Element
+    for Narrow<F, OP, RND, FLAGS>
+{
     #[inline(always)]
     fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool) {
-        narrow::eval::<F, OP>(&self.0, a, b, c)
+        narrow::eval::<F, OP, RND, FLAGS>(&self.0, a, b, c)
     }
 }
 
-struct Wide<const OP: u8, const HW_FMA: bool>(wide::Mode);
+struct Wide<const OP: u8, const RND: u8, const HW_FMA: bool>(wide::Mode);
 
-impl<const OP: u8, const HW_FMA: bool> Element for Wide<OP, HW_FMA> {
+impl<const OP: u8, const RND: u8, const HW_FMA: bool> Element for Wide<OP, RND, HW_FMA> {
     #[inline(always)]
     fn apply(&self, a: u64, b: u64, c: u64) -> (u64, bool) {
-        wide::eval::<OP, HW_FMA>(&self.0, a, b, c)
+        wide::eval::<OP, RND, HW_FMA>(&self.0, a, b, c)
     }
 }
 
@@ -196,17 +198,81 @@ impl Element for Core {
     }
 }
 
-/// Runs [`drive`] with the element kernel for `op` (a runtime value) as a const parameter.
-macro_rules! with_op {
-    ($s:ident, $op:expr, [$($k:path),*], |$c:ident| $kernel:expr) => {
-        match $op {
-            $($k => {
-                const $c: u8 = $k;
-                drive($s.i, $s.ops, $s.ctx, $s.out, $kernel)
+/// Matches a runtime code against constants and evaluates `$body` with `$k` the matching one,
+/// a constant: one compiled kernel per value.
+macro_rules! select {
+    ($code:expr, [$($c:tt),*], |$k:ident| $body:expr) => {
+        match $code {
+            $($c => {
+                const $k: u8 = $c;
+                $body
             })*
-            _ => unreachable!("no kernel {}", $op),
+            code => unreachable!("kernel code {code}"),
         }
     };
+}
+
+#[inline(always)]
+fn narrow_op<F: Format>(s: Slice<'_>, op: u8, m: narrow::Mode) -> Result<(), SliceError> {
+    use narrow::{ADD, FMA, MUL, SUB};
+    select!(op, [ADD, SUB, MUL, FMA], |OP| narrow_rnd::<F, OP>(s, m))
+}
+
+#[inline(always)]
+fn narrow_rnd<F: Format, const OP: u8>(s: Slice<'_>, m: narrow::Mode) -> Result<(), SliceError> {
+    select!(
+        m.round_code(),
+        [0, 1, 2, 3],
+        |RND| narrow_flags::<F, OP, RND>(s, m)
+    )
+}
+
+#[inline(always)]
+fn narrow_flags<F: Format, const OP: u8, const RND: u8>(
+    s: Slice<'_>,
+    m: narrow::Mode,
+) -> Result<(), SliceError> {
+    select!(m.flag_code(), [0, 1, 2, 3, 4, 5, 6, 7], |FLAGS| {
+        narrow_drive::<F, OP, RND, FLAGS>(s, m)
+    })
+}
+
+#[inline(always)]
+fn narrow_drive<F: Format, const OP: u8, const RND: u8, const FLAGS: u8>(
+    s: Slice<'_>,
+    m: narrow::Mode,
+) -> Result<(), SliceError> {
+    let k = Narrow::<F, OP, RND, FLAGS>(m, PhantomData);
+    drive(s.i, s.ops, s.ctx, s.out, k)
+}
+
+#[inline(always)]
+fn wide_op<const HW_FMA: bool>(s: Slice<'_>, op: u8, m: wide::Mode) -> Result<(), SliceError> {
+    use wide::{ADD, DIV, FMA, MUL, RCP, SQRT, SUB};
+    select!(op, [ADD, SUB, MUL, FMA, DIV, RCP, SQRT], |OP| wide_rnd::<
+        HW_FMA,
+        OP,
+    >(s, m))
+}
+
+#[inline(always)]
+fn wide_rnd<const HW_FMA: bool, const OP: u8>(
+    s: Slice<'_>,
+    m: wide::Mode,
+) -> Result<(), SliceError> {
+    select!(m.round_code(), [0, 1, 2, 3], |RND| wide_drive::<
+        HW_FMA,
+        OP,
+        RND,
+    >(s, m))
+}
+
+#[inline(always)]
+fn wide_drive<const HW_FMA: bool, const OP: u8, const RND: u8>(
+    s: Slice<'_>,
+    m: wide::Mode,
+) -> Result<(), SliceError> {
+    drive(s.i, s.ops, s.ctx, s.out, Wide::<OP, RND, HW_FMA>(m))
 }
 
 impl Job for Slice<'_> {
@@ -214,33 +280,12 @@ impl Job for Slice<'_> {
 
     #[inline(always)]
     fn run<const HW_FMA: bool>(self) -> Self::Output {
-        use narrow::{ADD, FMA, MUL, SUB};
-        let s = self;
-        match s.kernel {
-            Some(Kernel::F32(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
-                Narrow::<F32, OP>(m, PhantomData)
-            }),
-            Some(Kernel::F16(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
-                Narrow::<F16, OP>(m, PhantomData)
-            }),
-            Some(Kernel::Bf16(op, m)) => with_op!(s, op, [ADD, SUB, MUL, FMA], |OP| {
-                Narrow::<BF16, OP>(m, PhantomData)
-            }),
-            Some(Kernel::F64(op, m)) => with_op!(
-                s,
-                op,
-                [
-                    wide::ADD,
-                    wide::SUB,
-                    wide::MUL,
-                    wide::FMA,
-                    wide::DIV,
-                    wide::RCP,
-                    wide::SQRT
-                ],
-                |OP| Wide::<OP, HW_FMA>(m)
-            ),
-            None => drive(s.i, s.ops, s.ctx, s.out, Core),
+        match self.kernel {
+            Some(Kernel::F32(op, m)) => narrow_op::<F32>(self, op, m),
+            Some(Kernel::F16(op, m)) => narrow_op::<F16>(self, op, m),
+            Some(Kernel::Bf16(op, m)) => narrow_op::<BF16>(self, op, m),
+            Some(Kernel::F64(op, m)) => wide_op::<HW_FMA>(self, op, m),
+            None => drive(self.i, self.ops, self.ctx, self.out, Core),
         }
     }
 }

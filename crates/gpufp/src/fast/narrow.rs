@@ -63,7 +63,49 @@ impl Mode {
             oob: oob.then_some(u64::from(p.oob_nan)),
         }
     }
+
+    /// The rounding direction as a const parameter: 0 rn, 1 rz, 2 rm, 3 rp.
+    pub fn round_code(&self) -> u8 {
+        if self.rn {
+            0
+        } else if self.rm {
+            2
+        } else if self.rp {
+            3
+        } else {
+            1
+        }
+    }
+
+    /// The modifiers as a const parameter: [`FTZ`] | [`SAT`] | [`EXTRA`].
+    pub fn flag_code(&self) -> u8 {
+        let extra = self.relu || self.oob.is_some();
+        u8::from(self.ftz) * FTZ | u8::from(self.sat) * SAT | u8::from(extra) * EXTRA
+    }
+
+    /// The mode with the fields that `RND` and `FLAGS` fix made constants, so that the kernel
+    /// compiled for them has no code for the others.
+    #[inline(always)]
+    fn fixed<const RND: u8, const FLAGS: u8>(&self) -> Mode {
+        let extra = FLAGS & EXTRA != 0;
+        Mode {
+            rn: RND == 0,
+            rz: RND == 1,
+            rm: RND == 2,
+            rp: RND == 3,
+            ftz: FLAGS & FTZ != 0,
+            sat: FLAGS & SAT != 0,
+            relu: extra && self.relu,
+            relu_keeps_negative_zero: self.relu_keeps_negative_zero,
+            oob: if extra { self.oob } else { None },
+        }
+    }
 }
+
+/// [`Mode::flag_code`] bits: `.ftz`, `.sat`, and `.relu` or `.oob` (read from the mode).
+pub const FTZ: u8 = 1;
+pub const SAT: u8 = 2;
+pub const EXTRA: u8 = 4;
 
 /// The exact value of a bit pattern of `F` as an f64 (any NaN for a NaN).
 #[inline(always)]
@@ -106,16 +148,10 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 fn round_to_odd(s: f64, e: f64) -> u64 {
     let bits = s.to_bits();
     let inexact = (e < 0.0) | (e > 0.0);
-    let toward = if (e.to_bits() ^ bits) >> 63 == 0 {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    };
-    if inexact & (bits & 1 == 0) {
-        toward
-    } else {
-        bits
-    }
+    // +1 moves away from zero, toward an `e` of the same sign; -1 toward zero.
+    let toward = 1 - 2 * (((e.to_bits() ^ bits) >> 63) as i64);
+    let apply = -i64::from(inexact & (bits & 1 == 0));
+    bits.wrapping_add((toward & apply) as u64)
 }
 
 /// Whether rounding `kept | rem` at the boundary below `kept` goes up (`half` is the weight of the
@@ -192,26 +228,31 @@ fn tiny<F: Format>(x: f64, m: &Mode) -> bool {
     (m.rn & (a < min - 0.5 * ulp)) | (away & (a <= min - ulp)) | (toward_zero & (a < min))
 }
 
+/// The bits of a value of sign `neg`, moved one step where the rounding direction says so, given
+/// `mag`: +1 if the exact value's magnitude is above the value's, -1 if below, 0 if equal. Integer
+/// arithmetic throughout, so that it vectorizes.
+#[inline(always)]
+fn step(bits: u64, neg: bool, mag: i64, m: &Mode) -> u64 {
+    // The step in value terms: +1 toward +inf.
+    let up = if neg { -mag } else { mag };
+    let allowed = (m.rz & (mag < 0)) | (m.rp & (up > 0)) | (m.rm & (up < 0));
+    bits.wrapping_add((mag & -i64::from(allowed)) as u64)
+}
+
 /// f32: the round-to-odd `x` rounded by the host's conversion (to nearest, gradual underflow,
 /// overflow to infinity), then moved one step toward the exact value where the direction says
-/// so. `x - RN(x)` is exact (both are multiples of x's ulp, less than an f32 ulp apart) and is
-/// nonzero exactly when `x` is not an f32 (an odd f64 never is), so its sign is the exact value's
-/// side; an overflow to infinity gives an infinite difference of the right sign.
+/// so. `x` differs from `RN(x)` exactly when the exact value is not an f32 (an odd f64 never is,
+/// and round-to-odd keeps every other value exact), and lies on the exact value's side; an
+/// overflow to infinity lies above every finite `x`.
 #[inline(always)]
 fn round_f32(x: f64, m: &Mode) -> u64 {
     let r = x as f32;
     let bits = u64::from(r.to_bits());
-    let d = x - f64::from(r);
-    let (up, down) = (d > 0.0, d < 0.0);
     let neg = bits >> 31 != 0;
-    let step = (m.rp & up) | (m.rm & down) | (m.rz & ((up & neg) | (down & !neg)));
-    let larger = (up & !neg) | (down & neg);
-    let moved = if larger {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    };
-    let mut r = if step { moved } else { bits };
+    // `x` and `RN(x)` have the same sign, so their magnitudes compare as their bit patterns.
+    let (mx, mr) = (x.to_bits() << 1, f64::from(r).to_bits() << 1);
+    let mag = i64::from(mx > mr) - i64::from(mx < mr);
+    let mut r = step(bits, neg, mag, m);
     if m.ftz & tiny::<F32>(x, m) {
         r &= F32::SIGN_MASK;
     }
@@ -232,10 +273,17 @@ fn flush<F: Format>(x: u64) -> u64 {
     }
 }
 
-/// One element of the kernel `op` on format `F`: the result bits, and whether the integer core
+/// One element of the kernel `OP` on format `F`: the result bits, and whether the integer core
 /// must decide it instead (an operand wider than the format, which the core reports as an error).
+/// `RND` and `FLAGS` must be `m`'s [`Mode::round_code`] and [`Mode::flag_code`].
 #[inline(always)]
-pub fn eval<F: Format, const OP: Op>(m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
+pub fn eval<F: Format, const OP: Op, const RND: u8, const FLAGS: u8>(
+    m: &Mode,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> (u64, bool) {
+    let m = &m.fixed::<RND, FLAGS>();
     let fma = OP == FMA;
     let wide = (a | b | if fma { c } else { 0 }) >> F::BITS != 0;
     let oob = match m.oob {

@@ -41,6 +41,19 @@ impl Mode {
             rm: round == Round::Rm,
         }
     }
+
+    /// The rounding direction as a const parameter: 0 rn, 1 rz, 2 rm, 3 rp.
+    pub fn round_code(&self) -> u8 {
+        if self.rz {
+            1
+        } else if self.rm {
+            2
+        } else if self.rp {
+            3
+        } else {
+            0
+        }
+    }
 }
 
 /// The biased exponent field.
@@ -106,24 +119,31 @@ fn sum4_sign(x0: f64, x1: f64, x2: f64, x3: f64) -> f64 {
 #[inline(always)]
 fn directed(s: f64, err: f64, m: &Mode) -> u64 {
     let bits = s.to_bits();
-    let same_sign = (err.to_bits() ^ bits) >> 63 == 0;
-    let step = ((err > 0.0) & m.rp) | ((err < 0.0) & m.rm) | ((err != 0.0) & !same_sign & m.rz);
-    let toward = if same_sign {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    };
-    if step {
-        toward
-    } else {
-        bits
-    }
+    let neg = bits >> 63 != 0;
+    // The exact magnitude relative to |s|: +1 above, -1 below, 0 equal.
+    let inexact = (err < 0.0) | (err > 0.0);
+    let mag = (1 - 2 * (((err.to_bits() ^ bits) >> 63) as i64)) & -i64::from(inexact);
+    // The step in value terms: +1 toward +inf.
+    let up = if neg { -mag } else { mag };
+    let allowed = (m.rz & (mag < 0)) | (m.rp & (up > 0)) | (m.rm & (up < 0));
+    bits.wrapping_add((mag & -i64::from(allowed)) as u64)
 }
 
 /// One element: the result bits and whether the integer core must decide it instead. `HW_FMA`:
 /// the code is compiled for a target with an fma instruction.
 #[inline(always)]
-pub fn eval<const OP: Op, const HW_FMA: bool>(m: &Mode, a: u64, b: u64, c: u64) -> (u64, bool) {
+/// `RND` must be `m`'s [`Mode::round_code`].
+pub fn eval<const OP: Op, const RND: u8, const HW_FMA: bool>(
+    _: &Mode,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> (u64, bool) {
+    let m = &Mode {
+        rz: RND == 1,
+        rm: RND == 2,
+        rp: RND == 3,
+    };
     let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
     let (s, err, ok) = match OP {
         ADD | SUB => {
