@@ -80,7 +80,8 @@ impl Mode {
     /// The modifiers as a const parameter: [`FTZ`] | [`SAT`] | [`EXTRA`].
     pub fn flag_code(&self) -> u8 {
         let extra = self.relu || self.oob.is_some();
-        u8::from(self.ftz) * FTZ | u8::from(self.sat) * SAT | u8::from(extra) * EXTRA
+        let bit = |on: bool, b: u8| if on { b } else { 0 };
+        bit(self.ftz, FTZ) | bit(self.sat, SAT) | bit(extra, EXTRA)
     }
 
     /// The mode with the fields that `RND` and `FLAGS` fix made constants, so that the kernel
