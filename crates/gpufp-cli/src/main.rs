@@ -1,9 +1,11 @@
 //! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`,
 //! `run`), and test vectors (`gen`, `check`, `sweep`).
 
+mod bench;
 mod sfu;
 
 use clap::{Parser, Subcommand};
+use gpufp::fast::eval_slice;
 use gpufp::mufu::CoreRef;
 use gpufp::ptx::value::{format_value, parse_value};
 use gpufp::ptx::{self, Context, Instr, Notes, Opcode, PtxVersion, Target};
@@ -103,6 +105,8 @@ enum Command {
     Check(vectors::CheckArgs),
     /// Evaluate every input or N random inputs on all cores; print count, time and digest.
     Sweep(vectors::SweepArgs),
+    /// Throughput of the fast path against the host FPU, the integer core and other libraries.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -427,13 +431,19 @@ impl Seen {
     }
 }
 
-/// Evaluates one batch line; the error carries the byte column.
-fn batch_line(
-    line: &str,
-    at: Where,
-    core: &CoreRef,
-    seen: &mut Seen,
-) -> Result<String, (usize, String)> {
+/// A batch line ready to evaluate: the instruction, its operands, and the column errors name.
+struct Case {
+    ready: Ready,
+    bits: [u64; 3],
+    n: usize,
+    column: usize,
+}
+
+/// A parsed batch line, or its error with the byte column.
+type Parsed = Result<Case, (usize, String)>;
+
+/// Parses one batch line; the error carries the byte column.
+fn batch_line(line: &str, at: Where, core: &CoreRef, seen: &mut Seen) -> Parsed {
     let mut words = line.split([' ', '\t']).filter(|w| !w.is_empty());
     let instr_text = words.next().unwrap_or_default();
     let mut operands = [""; 3];
@@ -453,14 +463,80 @@ fn batch_line(
         bits[k] = parse_value(operands[k], ready.instr.ty)
             .map_err(|e| (col(line, operands[k]), format!("operand {}: {e}", k + 1)))?;
     }
-    let d = ptx::eval(&ready.effective, &bits[..n], &ready.ctx)
-        .map_err(|e| (col(line, instr_text), e.to_string()))?;
-    Ok(result_text(&ready, d))
+    Ok(Case {
+        ready,
+        bits,
+        n,
+        column: col(line, instr_text),
+    })
 }
 
 /// The byte offset of `word` in `line` (`word` is a slice of it).
 fn col(line: &str, word: &str) -> usize {
     word.as_ptr() as usize - line.as_ptr() as usize
+}
+
+/// Lines evaluated together: runs of one instruction go through `fast::eval_slice`.
+const BATCH_BLOCK: usize = 4096;
+
+/// Evaluates and writes the pending lines (line number, parsed case or error) in order.
+fn batch_flush(pending: &mut Vec<(usize, Parsed)>, out: &mut dyn Write) -> io::Result<bool> {
+    let mut all_ok = true;
+    let mut k = 0;
+    while k < pending.len() {
+        let first = match &pending[k].1 {
+            Err((column, e)) => {
+                all_ok = false;
+                writeln!(
+                    out,
+                    "error: line {}, column {}: {e}",
+                    pending[k].0,
+                    column + 1
+                )?;
+                k += 1;
+                continue;
+            }
+            Ok(case) => case,
+        };
+        let same = |p: &(usize, Parsed)| {
+            matches!(&p.1, Ok(c) if c.n == first.n
+                && c.ready.effective == first.ready.effective
+                && c.ready.ctx == first.ready.ctx)
+        };
+        let run = pending[k..].iter().take_while(|p| same(p)).count();
+        let cases: Vec<&Case> = pending[k..k + run]
+            .iter()
+            .filter_map(|p| p.1.as_ref().ok())
+            .collect();
+        let cols: Vec<Vec<u64>> = (0..first.n)
+            .map(|j| cases.iter().map(|c| c.bits[j]).collect())
+            .collect();
+        let ops: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
+        let mut results = vec![0u64; run];
+        let fast = eval_slice(&first.ready.effective, &ops, &first.ready.ctx, &mut results);
+        for (j, c) in cases.iter().enumerate() {
+            // On an error, every line of the run is evaluated on its own for its own message.
+            let r = match fast {
+                Ok(()) => Ok(results[j]),
+                Err(_) => ptx::eval(&c.ready.effective, &c.bits[..c.n], &c.ready.ctx),
+            };
+            match r {
+                Ok(d) => writeln!(out, "{}", result_text(&c.ready, d))?,
+                Err(e) => {
+                    all_ok = false;
+                    writeln!(
+                        out,
+                        "error: line {}, column {}: {e}",
+                        pending[k + j].0,
+                        c.column + 1
+                    )?;
+                }
+            }
+        }
+        k += run;
+    }
+    pending.clear();
+    Ok(all_ok)
 }
 
 fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool> {
@@ -470,6 +546,7 @@ fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool>
     let mut all_ok = true;
     let mut line = String::new();
     let mut number = 0usize;
+    let mut pending = Vec::with_capacity(BATCH_BLOCK);
     loop {
         line.clear();
         if input.read_line(&mut line)? == 0 {
@@ -481,14 +558,12 @@ fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool>
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        match batch_line(text, at, core, &mut seen) {
-            Ok(r) => writeln!(out, "{r}")?,
-            Err((column, e)) => {
-                all_ok = false;
-                writeln!(out, "error: line {number}, column {}: {e}", column + 1)?;
-            }
+        pending.push((number, batch_line(text, at, core, &mut seen)));
+        if pending.len() == BATCH_BLOCK {
+            all_ok &= batch_flush(&mut pending, &mut out)?;
         }
     }
+    all_ok &= batch_flush(&mut pending, &mut out)?;
     out.flush()?;
     Ok(all_ok)
 }
@@ -566,6 +641,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
         Command::Sweep(a) => vectors::sweep(a),
+        Command::Bench(a) => bench::bench(a),
         Command::Run {
             file,
             target,

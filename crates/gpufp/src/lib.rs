@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod decimal;
+pub mod fast;
 pub mod format;
 pub mod ieee;
 pub mod mufu;

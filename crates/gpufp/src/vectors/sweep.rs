@@ -3,6 +3,7 @@
 //! exactly when their digests agree; the per-chunk sums say which 2^16 cases to look at when they
 //! do not.
 
+use crate::fast::{eval_slice, SliceError};
 use crate::ptx::{eval, Context, EvalError, Instr};
 use core::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,6 +16,7 @@ pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 pub const CHUNK: u64 = 1 << 16;
 
 /// The SplitMix64 finalizer (Steele, Lea and Flood 2014): a bijection of u64 with good avalanche.
+#[inline(always)]
 pub fn mix(mut z: u64) -> u64 {
     z ^= z >> 30;
     z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -25,16 +27,19 @@ pub fn mix(mut z: u64) -> u64 {
 
 /// Operand `k` (0-based) of random case `i`: the (4i + k + 1)-th output of SplitMix64 seeded with
 /// `seed`, truncated to the low `width` bits. Counter-based, so any case is computed on its own.
+#[inline(always)]
 pub fn random_operand(seed: u64, i: u64, k: u64, width: u32) -> u64 {
     let n = i.wrapping_mul(4).wrapping_add(k).wrapping_add(1);
     mask(mix(seed.wrapping_add(GOLDEN.wrapping_mul(n))), width)
 }
 
 /// Case `i`'s term of the digest: the digest is the wrapping sum of the terms.
+#[inline(always)]
 pub fn digest_term(i: u64, result: u64) -> u64 {
     mix(mix(i) ^ result)
 }
 
+#[inline(always)]
 fn mask(x: u64, width: u32) -> u64 {
     if width >= 64 {
         x
@@ -128,24 +133,29 @@ impl Plan {
     }
 
     /// The operands of case `i` (the first `instr.inputs` are used).
+    #[inline]
     pub fn operands(&self, i: u64) -> [u64; 3] {
         let n = usize::from(self.instr.inputs).min(3);
         let mut ops = [0u64; 3];
+        for (k, x) in ops.iter_mut().enumerate().take(n) {
+            *x = self.operand(i, k as u32);
+        }
+        ops
+    }
+
+    /// Operand `k` of case `i`.
+    #[inline(always)]
+    fn operand(&self, i: u64, k: u32) -> u64 {
         match self.space {
             Space::Random { seed, .. } => {
-                for (k, x) in ops.iter_mut().enumerate().take(n) {
-                    *x = random_operand(seed, i, k as u64, self.instr.ty.bits());
-                }
+                random_operand(seed, i, u64::from(k), self.instr.ty.bits())
             }
             Space::Exhaustive => {
                 let l = lane_bits(&self.instr);
-                for (k, x) in ops.iter_mut().enumerate().take(n) {
-                    let p = mask(i >> (k as u32 * l), l);
-                    *x = (0..self.instr.ty.lanes()).fold(0, |acc, lane| acc | p << (lane * l));
-                }
+                let p = mask(i >> (k * l), l);
+                (0..self.instr.ty.lanes()).fold(0, |acc, lane| acc | p << (lane * l))
             }
         }
-        ops
     }
 
     /// Number of chunks: chunk `c` covers cases `[c * CHUNK, (c + 1) * CHUNK)`.
@@ -153,24 +163,77 @@ impl Plan {
         self.count.div_ceil(CHUNK)
     }
 
-    /// The digest sum of chunk `c`, evaluating each case with [`eval`].
+    /// The digest sum of chunk `c`, evaluating the cases in blocks with [`eval_slice`] (the same
+    /// results as [`eval`], faster where the instruction has a kernel). Operands and digest terms
+    /// are computed by code compiled for the CPU's SIMD level ([`gpufp_dispatch`]).
     pub fn chunk(&self, c: u64, ctx: &Context) -> Result<u64, SweepError> {
-        let n = usize::from(self.instr.inputs).min(3);
-        let end = self.count.min((c + 1).saturating_mul(CHUNK));
+        gpufp_dispatch::run(Chunk { plan: self, c, ctx })
+    }
+}
+
+/// One chunk of a sweep, compiled per SIMD level.
+struct Chunk<'a> {
+    plan: &'a Plan,
+    c: u64,
+    ctx: &'a Context,
+}
+
+impl gpufp_dispatch::Job for Chunk<'_> {
+    type Output = Result<u64, SweepError>;
+
+    #[inline(always)]
+    fn run<const HW_FMA: bool>(self) -> Self::Output {
+        const BLOCK: u64 = 4096;
+        let Chunk { plan, c, ctx } = self;
+        let n = usize::from(plan.instr.inputs).min(3);
+        let end = plan.count.min((c + 1).saturating_mul(CHUNK));
+        let mut cols = vec![vec![0u64; BLOCK as usize]; n];
+        let mut out = vec![0u64; BLOCK as usize];
         let mut sum = 0u64;
-        for i in c * CHUNK..end {
-            let ops = self.operands(i);
-            let r = eval(&self.instr, &ops[..n], ctx).map_err(|error| SweepError::Eval {
-                case: i,
-                operands: ops[..n].to_vec(),
-                error,
+        let mut base = c * CHUNK;
+        while base < end {
+            let len = (end - base).min(BLOCK) as usize;
+            let (width, l) = (plan.instr.ty.bits(), lane_bits(&plan.instr));
+            let packed = plan.instr.ty.lanes() == 2;
+            for (k, col) in cols.iter_mut().enumerate() {
+                let col = &mut col[..len];
+                // One loop per space, so that each vectorizes.
+                match plan.space {
+                    Space::Random { seed, .. } => {
+                        for (j, x) in col.iter_mut().enumerate() {
+                            *x = random_operand(seed, base + j as u64, k as u64, width);
+                        }
+                    }
+                    Space::Exhaustive => {
+                        for (j, x) in col.iter_mut().enumerate() {
+                            let p = mask((base + j as u64) >> (k as u32 * l), l);
+                            *x = if packed { p | p << l } else { p };
+                        }
+                    }
+                }
+            }
+            let ops: Vec<&[u64]> = cols.iter().map(|col| &col[..len]).collect();
+            eval_slice(&plan.instr, &ops, ctx, &mut out[..len]).map_err(|e| {
+                let (index, error) = match e {
+                    SliceError::Eval { index, error } => (index, error),
+                    SliceError::Shape(m) => (0, EvalError::Operands(m)),
+                };
+                SweepError::Eval {
+                    case: base + index as u64,
+                    operands: plan.operands(base + index as u64)[..n].to_vec(),
+                    error,
+                }
             })?;
-            sum = sum.wrapping_add(digest_term(i, r));
+            for (j, r) in out[..len].iter().enumerate() {
+                sum = sum.wrapping_add(digest_term(base + j as u64, *r));
+            }
+            base += len as u64;
         }
         Ok(sum)
     }
 }
 
+#[inline(always)]
 fn lane_bits(i: &Instr) -> u32 {
     i.ty.bits() / i.ty.lanes()
 }
