@@ -382,7 +382,7 @@ fn read_cases(instr: &str, body: &str) -> Result<(Vec<[u64; 3]>, u8), String> {
     let mut n = None;
     for (k, line) in body.lines().enumerate() {
         let mut words: Vec<&str> = line.split_whitespace().collect();
-        if words.first().map_or(true, |w| w.starts_with('#')) {
+        if words.first().is_none_or(|w| w.starts_with('#')) {
             continue;
         }
         if words[0] == instr {

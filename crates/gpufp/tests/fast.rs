@@ -213,10 +213,7 @@ fn exhaustive_half() {
     for text in narrow_variants()
         .iter()
         .filter(|t| !t.ends_with("f32") && !t.starts_with("fma"))
-        .filter(|t| {
-            only.as_ref()
-                .map_or(true, |o| o.split(',').any(|x| x == *t))
-        })
+        .filter(|t| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == *t)))
     {
         exhaustive(text);
     }

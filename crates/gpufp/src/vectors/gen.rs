@@ -174,7 +174,7 @@ impl Cases {
     /// random 1 is 0 modulo 4.
     pub fn draw(&self, j: u64, s: u64) -> u64 {
         let x = self.table[(self.random(j, s, 0) % self.table.len() as u64) as usize];
-        if self.random(j, s, 1) % 4 == 0 {
+        if self.random(j, s, 1).is_multiple_of(4) {
             (x & !self.frac_mask) | (self.random(j, s, 2) & self.frac_mask)
         } else {
             x
