@@ -34,7 +34,7 @@ const MAX_PREC: u32 = 1 << 16;
 
 /// A value correctly rounded by `round` from `enclose(prec)`'s enclosures of it: `round` must be
 /// monotonic and return the same for a value and for itself rounded. `None` when an enclosure
-/// is `None` or no precision up to [`MAX_PREC`] decides.
+/// is `None` or no precision up to 2^16 bits decides.
 pub fn ziv<T: PartialEq>(
     enclose: impl Fn(u32) -> Option<(Dyadic, Dyadic)>,
     round: impl Fn(&Dyadic) -> T,
