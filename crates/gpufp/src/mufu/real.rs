@@ -3,7 +3,7 @@
 //! ([`super::cr`]) and the guarantee checks ([`crate::ptx::bounds`]) are built on it.
 //!
 //! Every function is evaluated in fixed point, `v * 2^-w`, carrying a proven bound `err` on the
-//! distance to the true value in the same unit ([`Fx`]): each operation adds its own truncation
+//! distance to the true value in the same unit (`Fx`): each operation adds its own truncation
 //! and propagates its operands' bounds. When the result is not precise enough relative to its
 //! magnitude (cancellation near a zero of the function, a tiny argument), `w` grows and the
 //! evaluation repeats. The constants (ln 2 and pi) come from the same arithmetic: ln 2 =
