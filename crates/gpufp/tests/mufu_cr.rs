@@ -280,23 +280,6 @@ fn f64_high_matches_mpfr() {
     assert!(checked > 3000);
 }
 
-/// f64 (exactly representable in `F`) to `F`'s bits, through rustc_apfloat.
-fn to_half<F: Format>(v: f64) -> F {
-    use rustc_apfloat::ieee::{BFloat, Double, Half};
-    use rustc_apfloat::{Float as _, FloatConvert};
-    let d = Double::from_bits(u128::from(v.to_bits()));
-    let mut lost = false;
-    let bits = if F::EXP_BITS == 5 {
-        FloatConvert::<Half>::convert(d, &mut lost).value.to_bits()
-    } else {
-        FloatConvert::<BFloat>::convert(d, &mut lost)
-            .value
-            .to_bits()
-    };
-    assert!(!lost, "{v} is not exact in {}", F::NAME);
-    F::from_bits(bits as u64)
-}
-
 fn half_exhaustive<F: Format>(bf16: bool) {
     let (m, emin, emax) = (F::FRAC_BITS, F::EMIN, F::EMAX);
     for (op16, op) in [(Op16::Ex2, Op::Ex2), (Op16::Tanh, Op::Tanh)] {
@@ -306,7 +289,7 @@ fn half_exhaustive<F: Format>(bf16: bool) {
             if special_16(op16, a, false).is_some() {
                 continue;
             }
-            let want: F = to_half(oracle(op, bits_to_f64(a), m, emin, emax));
+            let want: F = common::exact_f64_to_half(oracle(op, bits_to_f64(a), m, emin, emax));
             assert_eq!(cr::half(op16, a), want, "{op16:?}({bits:#06x}) bf16={bf16}");
             checked += 1;
         }

@@ -10,7 +10,7 @@ mod common;
 use common::ap_round;
 use gpufp::ptx::run::{parse_program, Machine, RunError};
 use gpufp::ptx::Target;
-use gpufp::Round;
+use gpufp::{Format, Round, BF16, F16};
 use rug::Float;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
 use rustc_apfloat::{Float as _, FloatConvert};
@@ -99,19 +99,13 @@ fn f32_bits(v: f64) -> u64 {
     u64::from((v as f32).to_bits())
 }
 
-/// An f64 exactly representable in f16 or bf16 as that format's bits, by rustc_apfloat.
+/// An f64 exactly representable in f16 or bf16 as that format's bits.
 fn half_bits(v: f64, bf16: bool) -> u64 {
-    let d = Double::from_bits(v.to_bits().into());
-    let mut lost = false;
-    let bits = if bf16 {
-        FloatConvert::<BFloat>::convert(d, &mut lost)
-            .value
-            .to_bits()
+    if bf16 {
+        common::exact_f64_to_half::<BF16>(v).to_bits()
     } else {
-        FloatConvert::<Half>::convert(d, &mut lost).value.to_bits()
-    };
-    assert!(!lost);
-    bits as u64
+        common::exact_f64_to_half::<F16>(v).to_bits()
+    }
 }
 
 fn ap_div_f32(a: u32, b: u32) -> u64 {

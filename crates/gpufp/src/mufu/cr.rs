@@ -10,6 +10,7 @@ use super::real::{self, Dyadic, Func};
 use super::{Op, Op16, Op64};
 use crate::format::{Format, F32};
 use crate::round::{Round, Rounding};
+use std::cmp::Ordering;
 
 /// The first precision tried: 24 bits for the format and 24 to spare, so that only arguments
 /// whose value lies within 2^-48 (relative) of a rounding boundary need a second step.
@@ -64,21 +65,15 @@ fn nearest<F: Format>(f: Func, x: F) -> F {
         // 2^x overflows from x = EMAX + 1 on and rounds to +0 below EMIN - FRAC_BITS - 1: decided
         // without building a huge power of two.
         let d = Dyadic::from_format(x);
-        if !less(&d, &Dyadic::new(F::EMAX + 1, 0)) {
+        if d.cmp_value(&Dyadic::new(F::EMAX + 1, 0)) != Ordering::Less {
             return F::infinity(false);
         }
         let floor = Dyadic::new(F::EMIN - F::FRAC_BITS as i32 - 2, 0);
-        if less(&d, &floor) {
+        if d.cmp_value(&floor) == Ordering::Less {
             return F::zero(false);
         }
     }
     ziv_at(f, &Dyadic::from_format(x), |d| d.round::<F>(rn))
-}
-
-/// `a < b`.
-fn less(a: &Dyadic, b: &Dyadic) -> bool {
-    let e = a.exp.min(b.exp);
-    (&a.sig << (a.exp - e) as usize) < (&b.sig << (b.exp - e) as usize)
 }
 
 /// `op(a)` rounded to nearest even in f32, with gradual underflow and overflow to infinity, for

@@ -52,6 +52,12 @@ impl Dyadic {
         self.sig.is_zero()
     }
 
+    /// Compares the exact values.
+    pub fn cmp_value(&self, other: &Dyadic) -> std::cmp::Ordering {
+        let e = self.exp.min(other.exp);
+        (&self.sig << (self.exp - e) as usize).cmp(&(&other.sig << (other.exp - e) as usize))
+    }
+
     /// `floor(log2 |self|)` of a nonzero value.
     pub fn ilog2(&self) -> i64 {
         self.sig.bits() as i64 - 1 + self.exp

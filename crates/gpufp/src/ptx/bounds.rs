@@ -69,16 +69,6 @@ fn abs(a: &Dyadic) -> Dyadic {
     dy(a.sig.abs(), a.exp)
 }
 
-fn cmp(a: &Dyadic, b: &Dyadic) -> Ordering {
-    let (x, y, _) = align(a, b);
-    x.cmp(&y)
-}
-
-/// `floor(log2 |a|)` of a nonzero `a`.
-fn ilog2(a: &Dyadic) -> i64 {
-    a.sig.bits() as i64 - 1 + a.exp
-}
-
 /// The true value's function for an approximate instruction (sin/cos in radians).
 fn func(i: &Instr) -> Func {
     match i.opcode {
@@ -162,14 +152,14 @@ pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> 
     };
     let min_abs = if lo.sig.sign() != hi.sig.sign() && !lo.sig.is_zero() && !hi.sig.is_zero() {
         dy(BigInt::zero(), 0)
-    } else if cmp(&abs(&lo), &abs(&hi)) == Ordering::Less {
+    } else if abs(&lo).cmp_value(&abs(&hi)) == Ordering::Less {
         abs(&lo)
     } else {
         abs(&hi)
     };
     let emin = i64::from(F::EMIN);
     if b.ftz && y.is_zero() {
-        let below = min_abs.sig.is_zero() || ilog2(&min_abs) < emin;
+        let below = min_abs.sig.is_zero() || min_abs.ilog2() < emin;
         let sign_ok = lo.sig.sign() != Sign::Minus || y.sign();
         if below && sign_ok {
             return (true, String::new());
@@ -184,7 +174,7 @@ pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> 
             return (false, "the correctly rounded value is undecided".into());
         };
         let steps = (ordinal(y) - ordinal(c)).unsigned_abs();
-        let ok = cmp(&dy(BigInt::from(steps), 0), &bound) != Ordering::Greater;
+        let ok = dy(BigInt::from(steps), 0).cmp_value(&bound) != Ordering::Greater;
         let why = format!(
             "{steps} ulp from the correctly rounded result {}; the bound is {}",
             decimal::format(c),
@@ -195,7 +185,7 @@ pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> 
     let yd = Dyadic::from_format(y);
     let e1 = abs(&sub(&yd, &lo));
     let e2 = abs(&sub(&yd, &hi));
-    let err = if cmp(&e1, &e2) == Ordering::Less {
+    let err = if e1.cmp_value(&e2) == Ordering::Less {
         e2
     } else {
         e1
@@ -207,13 +197,13 @@ pub fn check<F: Format>(i: &Instr, b: Bound, x: [F; 3], y: F, ctx: &Context) -> 
             let e = if min_abs.sig.is_zero() {
                 emin
             } else {
-                ilog2(&min_abs).max(emin)
+                min_abs.ilog2().max(emin)
             };
             dy(BigInt::from(1), e - i64::from(F::FRAC_BITS))
         }
     };
     let limit = mul(&bound, &scale);
-    let ok = cmp(&err, &limit) != Ordering::Greater;
+    let ok = err.cmp_value(&limit) != Ordering::Greater;
     let unit = match b.unit {
         Unit::Absolute => "absolute",
         Unit::Relative => "relative",

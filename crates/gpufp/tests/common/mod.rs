@@ -98,3 +98,20 @@ pub fn near<F: Format>(rng: &mut Rng, x: F) -> F {
     };
     F::from_bits(moved)
 }
+
+/// An f64 exactly representable in f16 or bf16 (`F`) as `F`, converted by rustc_apfloat.
+pub fn exact_f64_to_half<F: Format>(v: f64) -> F {
+    use rustc_apfloat::ieee::{BFloat, Double, Half};
+    use rustc_apfloat::{Float as _, FloatConvert};
+    let d = Double::from_bits(u128::from(v.to_bits()));
+    let mut lost = false;
+    let bits = if F::EXP_BITS == 5 {
+        FloatConvert::<Half>::convert(d, &mut lost).value.to_bits()
+    } else {
+        FloatConvert::<BFloat>::convert(d, &mut lost)
+            .value
+            .to_bits()
+    };
+    assert!(!lost, "{v} is not exact in {}", F::NAME);
+    F::from_bits(bits as u64)
+}
