@@ -2,7 +2,8 @@
 //! time: gpufp's fast paths are safe, portable Rust that the compiler vectorizes well for AVX2 or
 //! AVX-512, but a portable binary targets SSE2.
 //!
-//! This is the workspace's one crate with `unsafe` code, as small as it can be: calling a
+//! `unsafe` is kept as small as it can be (the workspace's other `unsafe` is in gpufp-simd's
+//! explicit AVX-512 kernels): calling a
 //! function compiled with `#[target_feature]` is undefined behaviour on a CPU without those
 //! features, so each call is guarded by `is_x86_feature_detected!` for every feature that the
 //! function enables, and the functions do nothing but run the job.

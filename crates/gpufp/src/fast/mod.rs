@@ -2,12 +2,13 @@
 //!
 //! [`eval_slice`] gives, element for element, exactly what [`crate::ptx::eval`] gives. Where an
 //! instruction has a kernel, the host's floating point computes the result by a method that is
-//! exact for it ([`narrow`]: f16/bf16/f32 in f64 with round-to-odd; [`wide`]: f64 from
-//! round-to-nearest and error-free transformations), written branch-free so that the loops
-//! vectorize; the few elements a kernel cannot decide go to the integer core. Every other
-//! instruction is evaluated by the integer core element by element. Tests check every kernel bit
-//! for bit against the integer core: exhaustively for the 16-bit formats, per case class and on
-//! random operands for f32 and f64 (`tests/fast.rs`).
+//! exact for it: on a CPU with AVX-512, gpufp-simd's kernels (the operation with static rounding;
+//! f16/bf16 through f32 rounded to odd); elsewhere [`narrow`] (f16/bf16/f32 in f64 with
+//! round-to-odd) and [`wide`] (f64 from round-to-nearest and error-free transformations), written
+//! branch-free so that the loops vectorize. The few elements a kernel cannot decide go to the
+//! integer core. Every other instruction is evaluated by the integer core element by element.
+//! Tests check every kernel bit for bit against the integer core: per case class and on random
+//! operands, and exhaustively for the 16-bit binary formats (`tests/fast.rs`).
 
 pub mod narrow;
 pub mod wide;
@@ -103,13 +104,60 @@ impl Kernel {
             _ => None,
         }
     }
+
+    /// The AVX-512 kernel of [`gpufp_simd`] that computes the same results.
+    fn simd(self) -> gpufp_simd::Kernel {
+        use gpufp_simd::{Format, Op, Rounding, Steps};
+        let rounding = |code: u8| match code {
+            0 => Rounding::Nearest,
+            1 => Rounding::TowardZero,
+            2 => Rounding::Down,
+            _ => Rounding::Up,
+        };
+        let narrow = |format, op, m: narrow::Mode| gpufp_simd::Kernel {
+            format,
+            op: match op {
+                narrow::ADD => Op::Add,
+                narrow::SUB => Op::Sub,
+                narrow::MUL => Op::Mul,
+                _ => Op::Fma,
+            },
+            rounding: rounding(m.round_code()),
+            steps: Steps {
+                ftz: m.ftz,
+                sat: m.sat,
+                relu: m.relu,
+                relu_keeps_negative_zero: m.relu_keeps_negative_zero,
+                oob: m.oob,
+            },
+        };
+        match self {
+            Kernel::F16(op, m) => narrow(Format::F16, op, m),
+            Kernel::Bf16(op, m) => narrow(Format::Bf16, op, m),
+            Kernel::F32(op, m) => narrow(Format::F32, op, m),
+            Kernel::F64(op, m) => gpufp_simd::Kernel {
+                format: Format::F64,
+                op: match op {
+                    wide::ADD => Op::Add,
+                    wide::SUB => Op::Sub,
+                    wide::MUL => Op::Mul,
+                    wide::FMA => Op::Fma,
+                    wide::DIV => Op::Div,
+                    wide::RCP => Op::Rcp,
+                    _ => Op::Sqrt,
+                },
+                rounding: rounding(m.round_code()),
+                steps: Steps::default(),
+            },
+        }
+    }
 }
 
 /// Evaluates `i` on every element: `out[k] = eval(i, [ops[0][k], ops[1][k], ...], ctx)`.
 ///
 /// `ops` holds one slice per source operand, each as long as `out`. On an element that does not
 /// evaluate, stops with its index; the elements before it are computed. The kernels run compiled
-/// for the best SIMD level of the CPU ([`gpufp_dispatch`]).
+/// for the best SIMD level of the CPU ([`gpufp_dispatch`]; gpufp-simd at AVX-512).
 pub fn eval_slice(
     i: &Instr,
     ops: &[&[u64]],
@@ -142,6 +190,15 @@ pub fn eval_slice_at(
             out.len()
         )));
     }
+    let kernel = Kernel::for_instr(i, ctx);
+    if level.min(detected()) == Level::V4 {
+        if let Some(k) = kernel.map(Kernel::simd) {
+            let mut fallback = Vec::new();
+            if k.run(ops, out, &mut fallback) {
+                return core_at(i, ops, ctx, 0, out, fallback);
+            }
+        }
+    }
     gpufp_dispatch::run_at(
         level,
         Slice {
@@ -149,9 +206,28 @@ pub fn eval_slice_at(
             ops,
             ctx,
             out,
-            kernel: Kernel::for_instr(i, ctx),
+            kernel,
         },
     )
+}
+
+/// Evaluates with the integer core the elements `start + j` for `j` in `indices` (increasing),
+/// into `out`, the results from element `start` on.
+fn core_at(
+    i: &Instr,
+    ops: &[&[u64]],
+    ctx: &Context,
+    start: usize,
+    out: &mut [u64],
+    indices: impl IntoIterator<Item = usize>,
+) -> Result<(), SliceError> {
+    for j in indices {
+        let index = start + j;
+        let x = [0, 1, 2].map(|k| ops.get(k).map_or(0, |s| s[index]));
+        out[j] =
+            eval(i, &x[..ops.len()], ctx).map_err(|error| SliceError::Eval { index, error })?;
+    }
+    Ok(())
 }
 
 /// One [`eval_slice`] call, compiled per SIMD level.
@@ -316,13 +392,8 @@ fn drive(
             any |= fallback;
         }
         if any {
-            for j in (0..len).filter(|&j| flags[j]) {
-                let x = [a[j], b[j], c[j]];
-                chunk[j] = eval(i, &x[..ops.len()], ctx).map_err(|error| SliceError::Eval {
-                    index: start + j,
-                    error,
-                })?;
-            }
+            let flagged = (0..len).filter(|&j| flags[j]);
+            core_at(i, ops, ctx, start, chunk, flagged)?;
         }
     }
     Ok(())
