@@ -1,18 +1,26 @@
 //! `fast::eval_slice` against the integer core `ptx::eval`, bit for bit, element for element.
 //!
+//! Each comparison runs the kernels compiled for every SIMD level this CPU has: the portable and
+//! x86-64-v3 levels run the f64 kernels of `fast::narrow`/`fast::wide`, x86-64-v4 the AVX-512
+//! kernels of `gpufp-simd`.
+//!
 //! CI: every kernel variant (type, operation, rounding, `.ftz`, `.sat`, `.relu`, `.oob`) on the
 //! TestFloat-style case table of `vectors::gen` (level 2: the cross product where it is small,
 //! then draws from the table) and on random bit patterns; the 16-bit binary kernels on all 2^16
-//! values of `a` against a few values of `b`.
+//! values of `a` against a few values of `b`; every length up to 40 (partial SIMD groups).
 //!
-//! Long runs (ignored): every 16-bit pair for the binary 16-bit kernels,
-//! `cargo test --release -p gpufp --test fast -- --ignored exhaustive --nocapture`, and 10^8
-//! random cases over the f32 and f64 kernels,
-//! `cargo test --release -p gpufp --test fast -- --ignored random_1e8 --nocapture`.
+//! Long runs (ignored; `GPUFP_FAST_VARIANTS=v1,v2` limits the 16-bit ones to some variants):
+//! - every 16-bit pair against the integer core, binary variants:
+//!   `cargo test --release -p gpufp --test fast -- --ignored exhaustive_half --exact --nocapture`
+//! - every 16-bit pair, AVX-512 kernel against the f64 kernel, every variant (fma: 16 addends):
+//!   `cargo test --release -p gpufp --test fast -- --ignored exhaustive_half_avx512 --nocapture`
+//! - 10^8 random cases over the f32 and f64 kernels:
+//!   `cargo test --release -p gpufp --test fast -- --ignored random_1e8 --nocapture`
 
 use gpufp::fast::{detected, eval_slice, eval_slice_at, Kernel, Level};
+use gpufp::policy::ReluNegativeZero;
 use gpufp::ptx::{eval, parse_instr, Context, Instr, Target};
-use gpufp::vectors::{cases, random_operand};
+use gpufp::vectors::{cases, mix, random_operand};
 use rayon::prelude::*;
 
 fn instr(text: &str) -> Instr {
@@ -152,6 +160,84 @@ fn sm1x_and_mad() {
     assert!(Kernel::for_instr(&instr("mad.f32"), &sm13).is_none());
 }
 
+/// f32 `.ftz` products and fmas whose exact value is just below or above 2^-126: rounded with
+/// gradual underflow many become 2^-126, while `.ftz`'s tininess (after rounding with an
+/// unbounded exponent) flushes some of them, e.g. `mul.rn.ftz.f32 0x3F7FFFFF 0x00800000`
+/// (2^-126 - 2^-150).
+#[test]
+fn f32_ftz_products_near_min_normal() {
+    let ctx = Context::default();
+    let variants: Vec<String> = narrow_variants()
+        .into_iter()
+        .filter(|t| {
+            t.ends_with(".f32")
+                && t.contains("ftz")
+                && !t.starts_with("add")
+                && !t.starts_with("sub")
+        })
+        .collect();
+    variants.par_iter().for_each(|text| {
+        let i = instr(text);
+        let cases: Vec<[u64; 3]> = (0..20_000u64)
+            .map(|j| {
+                let r = |k: u64| mix(j << 3 | k);
+                let sign = |k: u64| (r(k) & 1) << 31;
+                // a just below 1 (or 1), b just above 2^-126 (or 2^-126): a b within a few
+                // ulps of 2^-126, on either side.
+                let a = (0x3F80_0000 - r(1) % 8) | sign(2);
+                let b = (0x0080_0000 + r(3) % 8) | sign(4);
+                // fma: an addend that cancels to near 2^-126 or is 0.
+                let c = match r(5) % 3 {
+                    0 => 0,
+                    1 => (0x0000_0001 + r(6) % 4) | sign(7),
+                    _ => (0x0100_0000 - r(6) % 4) | sign(7),
+                };
+                [a, b, c]
+            })
+            .collect();
+        compare(&i, &ctx, &cases);
+    });
+}
+
+/// `.relu` under the other `relu_negative_zero` policy: `-0.0` stays `-0.0`.
+#[test]
+fn relu_keeping_negative_zero() {
+    let mut ctx = Context::default();
+    ctx.policies.relu_negative_zero = ReluNegativeZero::Keep;
+    narrow_variants()
+        .par_iter()
+        .filter(|t| t.contains("relu"))
+        .for_each(|text| {
+            let i = instr(text);
+            compare(&i, &ctx, &table_cases(&i, 40_000));
+        });
+}
+
+/// Every length from 0 to 40 at every offset of a group, so that each kernel's partial last
+/// group (the AVX-512 kernels work on 16 or 8 elements at a time) and fallback indices in it are
+/// exercised.
+#[test]
+fn lengths_and_tails() {
+    let ctx = Context::default();
+    for text in [
+        "add.rn.f32",
+        "mul.rz.ftz.f32",
+        "fma.rm.ftz.sat.bf16",
+        "sub.rp.f16",
+        "fma.rn.oob.relu.f16",
+        "div.rp.f64",
+        "sqrt.rm.f64",
+    ] {
+        let i = instr(text);
+        let all = table_cases(&i, 4_000);
+        for len in 0..=40 {
+            for start in (0..all.len() - len).step_by(97) {
+                compare(&i, &ctx, &all[start..start + len]);
+            }
+        }
+    }
+}
+
 /// Elements the kernels cannot decide, and operands wider than the type, go to the core; the
 /// error names the first bad element.
 #[test]
@@ -209,13 +295,88 @@ fn exhaustive(text: &str) {
 #[test]
 #[ignore = "2^32 pairs per variant: minutes each"]
 fn exhaustive_half() {
-    let only = std::env::var("GPUFP_FAST_VARIANTS").ok();
-    for text in narrow_variants()
-        .iter()
-        .filter(|t| !t.ends_with("f32") && !t.starts_with("fma"))
-        .filter(|t| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == *t)))
-    {
+    for text in half_variants().iter().filter(|t| !t.starts_with("fma")) {
         exhaustive(text);
+    }
+}
+
+/// Every 16-bit `a` and `b` (and `c` from `cs` for fma): the AVX-512 kernel (level V4) against
+/// the f64 round-to-odd kernel (level V3), two independent methods that share no code.
+fn exhaustive_levels(text: &str, cs: &[u64]) {
+    let ctx = Context::default();
+    let i = instr(text);
+    let t = std::time::Instant::now();
+    let n = usize::from(i.inputs);
+    let a: Vec<u64> = (0..1u64 << 16).collect();
+    let len = a.len();
+    // Per thread: b, c and the two results (reused: fresh 512 KiB vectors would be mapped and
+    // faulted in for every b).
+    let buffers = || {
+        [
+            vec![0u64; len],
+            vec![0u64; len],
+            vec![0u64; len],
+            vec![0u64; len],
+        ]
+    };
+    (0..1u64 << 16)
+        .into_par_iter()
+        .for_each_init(buffers, |[bs, cv, v4, v3], b| {
+            bs.fill(b);
+            for &c in cs {
+                cv.fill(c);
+                let ops = [&a[..], &bs[..], &cv[..]];
+                eval_slice_at(Level::V4, &i, &ops[..n], &ctx, v4).unwrap();
+                eval_slice_at(Level::V3, &i, &ops[..n], &ctx, v3).unwrap();
+                if let Some(k) = (0..len).find(|&k| v4[k] != v3[k]) {
+                    let core = eval(&i, &[a[k], b, c][..n], &ctx).unwrap();
+                    panic!(
+                        "{text} a={:#x} b={b:#x} c={c:#x}: AVX-512 {:#x}, f64 kernel {:#x}, core {core:#x}",
+                        a[k], v4[k], v3[k]
+                    );
+                }
+            }
+        });
+    println!(
+        "{text}: AVX-512 == f64 kernel on {} x 2^32 operand sets ({:.1?})",
+        cs.len(),
+        t.elapsed()
+    );
+}
+
+/// The 16-bit variants named by `GPUFP_FAST_VARIANTS` (default: all of them).
+fn half_variants() -> Vec<String> {
+    let only = std::env::var("GPUFP_FAST_VARIANTS").ok();
+    narrow_variants()
+        .into_iter()
+        .filter(|t| !t.ends_with("f32"))
+        .filter(|t| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == t)))
+        .collect()
+}
+
+#[test]
+#[ignore = "2^32 pairs per variant, seconds each; needs AVX-512"]
+fn exhaustive_half_avx512() {
+    if detected() < Level::V4 {
+        println!("skipped: this CPU has no AVX-512");
+        return;
+    }
+    // fma: every a and b against addends that make exact zeros of either sign, cancellation and
+    // subnormal sums (a normal, -0, a negative subnormal); `GPUFP_FMA_ADDENDS=0x..,0x..` for
+    // others.
+    let cs: Vec<u64> = std::env::var("GPUFP_FMA_ADDENDS")
+        .map(|v| {
+            v.split(',')
+                .map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16).unwrap())
+                .collect()
+        })
+        .unwrap_or_else(|_| vec![0xBC01, 0x8000, 0x8001]);
+    for text in half_variants() {
+        if text.starts_with("fma") {
+            exhaustive_levels(&text, &cs);
+        } else {
+            exhaustive_levels(&text, &[0]);
+        }
     }
 }
 
@@ -228,7 +389,9 @@ fn random_1e8() {
         .filter(|t| t.ends_with("f32"))
         .chain(wide_variants())
         .collect();
-    let per = 100_000_000u64.div_ceil(variants.len() as u64);
+    // `GPUFP_FAST_RANDOM=N` for N cases in all instead.
+    let total = std::env::var("GPUFP_FAST_RANDOM").map_or(100_000_000u64, |v| v.parse().unwrap());
+    let per = total.div_ceil(variants.len() as u64);
     let t = std::time::Instant::now();
     variants.par_iter().enumerate().for_each(|(n, text)| {
         let i = instr(text);
