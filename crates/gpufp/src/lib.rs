@@ -2,7 +2,7 @@
 //!
 //! The contract of this crate, as rustc_apfloat states its own: no unsafe code, no global state,
 //! no side effects, and **no host floating point** in the reference path. Values are bit patterns
-//! ([`format`]); every operation computes its exact result with integers and rounds it once
+//! ([`format`](mod@format)); every operation computes its exact result with integers and rounds it once
 //! ([`round`]); rounding direction, flush-to-zero and every rule the manual leaves open are
 //! arguments ([`policy`]), never global state. The host FPU is used only by fast paths that defer
 //! to the integer reference wherever they could differ and are tested bit for bit against it

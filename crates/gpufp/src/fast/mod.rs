@@ -1,6 +1,6 @@
 //! Evaluating one instruction over arrays of operands, fast.
 //!
-//! [`eval_slice`] gives, element for element, exactly what [`crate::ptx::eval`] gives. Where an
+//! [`eval_slice`] gives, element for element, exactly what [`crate::ptx::eval()`] gives. Where an
 //! instruction has a kernel, the host's floating point computes the result by a method that is
 //! exact for it: on a CPU with AVX-512, gpufp-simd's kernels (the operation with static rounding;
 //! f16/bf16 through f32 rounded to odd); elsewhere [`narrow`] (f16/bf16/f32 in f64 with

@@ -4,7 +4,7 @@
 //!
 //! The glue's compares are non-`.ftz` `FSETP`s against `2^-126` (a NaN is never scaled), its
 //! fix-ups `FMUL`/`FADD` rounded to nearest without flushing; the `.ftz` forms are the bare MUFU
-//! operation. What the MUFU returns comes from the [`Core`](crate::mufu::Core) in the context.
+//! operation. What the MUFU returns comes from the [`Core`] in the context.
 
 use super::arith::nan_result;
 use super::eval::{Context, Rule, Trace};

@@ -1,5 +1,5 @@
 //! Test vectors for devices and other models (docs/vectors.md): [`gen`] builds TestFloat-style
-//! cases for one instruction, [`sweep`] evaluates every input or N random ones in a fixed order and
+//! cases for one instruction, [`sweep()`] evaluates every input or N random ones in a fixed order and
 //! digests the results so that a GPU can recompute and compare them. Judging a device's results
 //! against the manual is [`crate::ptx::guarantee::judge`].
 

@@ -164,7 +164,7 @@ impl Plan {
     }
 
     /// The digest sum of chunk `c`, evaluating the cases in blocks with [`eval_slice`] (the same
-    /// results as [`eval`], faster where the instruction has a kernel). Operands and digest terms
+    /// results as [`eval()`], faster where the instruction has a kernel). Operands and digest terms
     /// are computed by code compiled for the CPU's SIMD level ([`gpufp_dispatch`]).
     pub fn chunk(&self, c: u64, ctx: &Context) -> Result<u64, SweepError> {
         gpufp_dispatch::run(Chunk { plan: self, c, ctx })

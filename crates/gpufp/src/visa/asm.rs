@@ -9,7 +9,7 @@
 //! Indirect operands follow the IGC vISA bytecode reader/disassembler:
 //! `r[A<index>(<addr_offset>),<indirect_offset>]<region>:<type>`, with a source region
 //! `<vs;w,hs>` or a destination region `<hs>`, and the source modifier before the `r`.
-//! "MIN[.sat] (<exec_size>) <dst> <src0> <src1> | MAX[.sat] (<exec_size>) <dst> <src0> <src1>".
+//! "`MIN[.sat] (<exec_size>) <dst> <src0> <src1> | MAX[.sat] (<exec_size>) <dst> <src0> <src1>`".
 //! `(8)` means `(M1, 8)`; `NoMask` means `M1_NM`.
 
 use super::state::{AddrDecl, Decl};
