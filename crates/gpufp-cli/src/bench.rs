@@ -274,6 +274,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         "apfloat",
         "fast/ap"
     );
+    let mut rows = Vec::new();
     for text in &texts {
         let inputs = ptx::parse_instr(text)
             .map(|i| usize::from(i.opcode.default_inputs()))
@@ -342,6 +343,16 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         );
         #[cfg(not(feature = "baselines"))]
         let (sf, ap): (Option<f64>, Option<f64>) = (None, None);
+        rows.push(Row {
+            ty: i.ty,
+            text: text.clone(),
+            ratios: [
+                Some(fast),
+                host.map(|h| fast / h),
+                sf.map(|r| fast / r),
+                ap.map(|r| fast / r),
+            ],
+        });
         println!(
             "{:<22} {:>10} {:>10} {:>10} {:>9} {:>10} {:>8} {:>10} {:>8}",
             text,
@@ -358,5 +369,55 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     if cfg!(not(feature = "baselines")) {
         println!("(softfloat and apfloat: build with `--features baselines`)");
     }
+    lowest(&rows);
     ExitCode::SUCCESS
+}
+
+/// One measured instruction: the fast path's rate, then its ratios to the host, SoftFloat and
+/// rustc_apfloat.
+struct Row {
+    ty: Type,
+    text: String,
+    ratios: [Option<f64>; 4],
+}
+
+/// For each type with several instructions, the lowest of each figure and where it occurred: the
+/// figures to hold against the performance goals.
+fn lowest(rows: &[Row]) {
+    let mut types: Vec<Type> = Vec::new();
+    for r in rows {
+        if !types.contains(&r.ty) {
+            types.push(r.ty);
+        }
+    }
+    for ty in types {
+        let of: Vec<&Row> = rows.iter().filter(|r| r.ty == ty).collect();
+        if of.len() < 2 {
+            continue;
+        }
+        let figure = |k: usize, name: &str| {
+            let low = of
+                .iter()
+                .filter_map(|r| r.ratios[k].map(|v| (v, &r.text)))
+                .min_by(|x, y| x.0.total_cmp(&y.0));
+            low.map(|(v, text)| {
+                let v = if k == 0 {
+                    show(Some(v))
+                } else {
+                    format!("{v:.2}")
+                };
+                format!("{name} {v} ({text})")
+            })
+        };
+        let parts: Vec<String> = [
+            (0, "fast"),
+            (1, "fast/host"),
+            (2, "fast/sf"),
+            (3, "fast/ap"),
+        ]
+        .into_iter()
+        .filter_map(|(k, name)| figure(k, name))
+        .collect();
+        println!("lowest of {} {}: {}", of.len(), ty.name(), parts.join(", "));
+    }
 }
