@@ -346,7 +346,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         rows.push(Row {
             ty: i.ty,
             text: text.clone(),
-            ratios: [
+            figures: [
                 Some(fast),
                 host.map(|h| fast / h),
                 sf.map(|r| fast / r),
@@ -373,12 +373,12 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// One measured instruction: the fast path's rate, then its ratios to the host, SoftFloat and
-/// rustc_apfloat.
+/// One measured instruction's figures: the fast path's rate, then its ratios to the host,
+/// SoftFloat and rustc_apfloat.
 struct Row {
     ty: Type,
     text: String,
-    ratios: [Option<f64>; 4],
+    figures: [Option<f64>; 4],
 }
 
 /// For each type with several instructions, the lowest of each figure and where it occurred: the
@@ -398,7 +398,7 @@ fn lowest(rows: &[Row]) {
         let figure = |k: usize, name: &str| {
             let low = of
                 .iter()
-                .filter_map(|r| r.ratios[k].map(|v| (v, &r.text)))
+                .filter_map(|r| r.figures[k].map(|v| (v, &r.text)))
                 .min_by(|x, y| x.0.total_cmp(&y.0));
             low.map(|(v, text)| {
                 let v = if k == 0 {

@@ -20,7 +20,7 @@
 //! does; the rounding-control bits do not matter.
 //!
 //! `unsafe` here: the loads and stores of 64-byte vectors from arrays of known length, and one
-//! call into code compiled for AVX-512F, guarded by run-time detection.
+//! call into code compiled for AVX-512F and AVX-512DQ, guarded by run-time detection.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 /// A floating-point format.
@@ -96,7 +96,7 @@ pub struct Kernel {
     pub steps: Steps,
 }
 
-/// Whether this CPU runs the kernels (AVX-512F).
+/// Whether this CPU runs the kernels (AVX-512F and AVX-512DQ).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     let yes = std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq");
@@ -121,7 +121,7 @@ impl Kernel {
     /// width, an f64 NaN result, and an f32 `mul`/`fma` `.ftz` result of magnitude 2^-126
     /// (whether its exact value is tiny needs more bits than the result has).
     ///
-    /// Returns `false`, computing nothing, where the CPU lacks AVX-512F or the kernel is not
+    /// Returns `false`, computing nothing, where the CPU lacks AVX-512F or DQ or the kernel is not
     /// [`supported`](Kernel::supported). Panics if `ops` has fewer slices than the operation has
     /// operands, or one of them is not as long as `out`.
     pub fn run(&self, ops: &[&[u64]], out: &mut [u64], fallback: &mut Vec<usize>) -> bool {
@@ -137,7 +137,7 @@ impl Kernel {
         // An operation ignores the slices past its operands: any of the right length will do.
         let operand = |k: usize| if k < n { ops[k] } else { ops[0] };
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `available` checked AVX-512F, the one feature `x86::run` enables.
+        // SAFETY: `available` checked AVX-512F and DQ, the features `x86::run` enables.
         unsafe {
             x86::run(self, [operand(0), operand(1), operand(2)], out, fallback);
         }
