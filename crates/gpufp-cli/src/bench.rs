@@ -3,9 +3,9 @@
 //! the `baselines` feature, Berkeley SoftFloat (softfloat-wrapper) and rustc_apfloat. Each figure
 //! is the median of `--reps` passes over the arrays.
 
-use super::{prepare, Where};
+use super::prepare;
 use gpufp::fast::eval_slice;
-use gpufp::mufu::CoreRef;
+use gpufp::front::Options;
 use gpufp::ptx::{self, Instr, Opcode, Type};
 use gpufp::vectors::mix;
 use gpufp::Round;
@@ -252,10 +252,6 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     };
     let moderate = a.operands == "moderate";
     let n = a.n.max(1);
-    let at = Where {
-        target: None,
-        ptx: None,
-    };
     println!(
         "n = {n} elements per array, median of {} passes, operands: {}, one thread, SIMD level: {}",
         a.reps,
@@ -279,14 +275,14 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         let inputs = ptx::parse_instr(text)
             .map(|i| usize::from(i.opcode.default_inputs()))
             .unwrap_or(2);
-        let ready = match prepare(text, inputs, at, &CoreRef::default()) {
-            Ok((r, _)) => r,
+        let ready = match prepare(text, inputs, &Options::default()) {
+            Ok(r) => r,
             Err((_, e)) => {
                 eprintln!("error: `{text}`: {e}");
                 return ExitCode::FAILURE;
             }
         };
-        let i = ready.effective;
+        let i = *ready.effective();
         let ctx = &ready.ctx;
         // The square root of a negative number is NaN: nonnegative operands for it.
         let sign = if i.opcode == Opcode::Sqrt && moderate {

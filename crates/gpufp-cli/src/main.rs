@@ -5,14 +5,13 @@ mod bench;
 mod sfu;
 
 use clap::{Parser, Subcommand};
-use gpufp::fast::eval_slice;
-use gpufp::mufu::CoreRef;
-use gpufp::ptx::value::{format_value, parse_value};
-use gpufp::ptx::{self, Context, Instr, Notes, Opcode, PtxVersion, Target};
+use gpufp::front::{Options, Prepared};
+use gpufp::ptx::{self, Opcode, PtxVersion, Target};
 use gpufp::Policies;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 mod run;
 mod vectors;
@@ -36,6 +35,38 @@ struct Where {
     ptx: Option<PtxVersion>,
 }
 
+/// How the model evaluates: policy alternatives and the MUFU core.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct Model {
+    /// Select an alternative of an open rule, `NAME=VALUE` (docs/semantics.md), e.g.
+    /// `ftz_tininess=IeeeRounded`; repeatable.
+    #[arg(long = "policy", value_name = "NAME=VALUE")]
+    policies: Vec<String>,
+    #[command(flatten)]
+    sfu: sfu::SfuTables,
+}
+
+impl Model {
+    /// The front door's options for `at` with these selections.
+    fn options(&self, at: Where) -> Result<Options, String> {
+        let mut opts = Options {
+            target: at.target,
+            ptx: at.ptx,
+            core: self.sfu.core()?,
+            ..Options::default()
+        };
+        for p in &self.policies {
+            let (name, value) = p
+                .split_once('=')
+                .ok_or_else(|| format!("--policy `{p}`: expected NAME=VALUE"))?;
+            opts = opts
+                .policy(name.trim(), value.trim())
+                .map_err(|e| format!("--policy `{p}`: {e}"))?;
+        }
+        Ok(opts)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate one instruction: result bits, decoded value, and the rules that decided it.
@@ -44,11 +75,12 @@ enum Command {
         at: Where,
         /// The instruction, e.g. `fma.rn.ftz.sat.f32`.
         instr: String,
-        /// Operands: `0x` bits of the full width, `0f`/`0d` literals, or decimal numbers.
+        /// Operands: `0x` bits of the full width, `0f`/`0d` literals, decimal numbers, or a
+        /// packed operand's lanes `{LANE0, LANE1}`.
         #[arg(allow_hyphen_values = true)]
         operands: Vec<String>,
         #[command(flatten)]
-        sfu: sfu::SfuTables,
+        model: Model,
     },
     /// Evaluate `INSTR OPERAND...` lines from FILE (or stdin): one result line per case.
     Batch {
@@ -56,7 +88,7 @@ enum Command {
         at: Where,
         file: Option<std::path::PathBuf>,
         #[command(flatten)]
-        sfu: sfu::SfuTables,
+        model: Model,
     },
     /// Fit a MUFU core's coefficient table to captured (input, output) bit pairs.
     FitSfu {
@@ -289,132 +321,39 @@ fn parse_ptx(s: &str) -> Result<PtxVersion, String> {
     s.parse()
 }
 
-/// An instruction ready to evaluate: what it means and where it runs.
-#[derive(Clone)]
-struct Ready {
-    instr: Instr,
-    effective: Instr,
-    ctx: Context,
-}
-
-/// Parses and validates `text` with `sources` source operands. Errors name the column.
-fn prepare(
-    text: &str,
-    sources: usize,
-    at: Where,
-    core: &CoreRef,
-) -> Result<(Ready, ptx::Checked), (usize, String)> {
-    let instr = ptx::parse_instr(text).map_err(|e| (e.span.start, e.message))?;
-    let ready = validated(instr, sources, at, core).map_err(|e| (0, e))?;
-    Ok(ready)
-}
-
-fn validated(
-    mut instr: Instr,
-    sources: usize,
-    at: Where,
-    core: &CoreRef,
-) -> Result<(Ready, ptx::Checked), String> {
-    match instr.opcode {
-        Opcode::Min | Opcode::Max if sources == 2 || sources == 3 => instr.inputs = sources as u8,
-        o if sources != usize::from(o.default_inputs()) => {
-            return Err(format!(
-                "`{instr}` takes {} operand(s), got {sources}",
-                o.default_inputs()
-            ));
-        }
-        _ => {}
-    }
-    let checked = ptx::validate(&instr, at.target, at.ptx).map_err(|e| e.0.join("; "))?;
-    let ctx = Context {
-        target: Some(checked.default_target),
-        policies: Policies::default(),
-        core: core.clone(),
+/// Parses and validates `text` with `sources` source operands. Errors name the byte column.
+fn prepare(text: &str, sources: usize, opts: &Options) -> Result<Prepared, (usize, String)> {
+    let opts = Options {
+        operands: Some(sources),
+        ..opts.clone()
     };
-    let ready = Ready {
-        instr,
-        effective: checked.effective,
-        ctx,
-    };
-    Ok((ready, checked))
+    Prepared::new(text, &opts).map_err(|e| match e {
+        gpufp::front::Error::Instr { column, message } => (column, message),
+        e => (0, e.to_string()),
+    })
 }
 
-fn parse_operands(ready: &Ready, operands: &[&str]) -> Result<Vec<u64>, String> {
-    operands
-        .iter()
-        .enumerate()
-        .map(|(k, o)| parse_value(o, ready.instr.ty).map_err(|e| format!("operand {}: {e}", k + 1)))
-        .collect()
-}
-
-fn result_text(ready: &Ready, bits: u64) -> String {
-    match ready.instr.opcode {
-        Opcode::Testp(_) => bits.to_string(),
-        _ => format!("0x{bits:0w$x}", w = (ready.instr.ty.bits() / 4) as usize),
-    }
-}
-
-fn eval(at: Where, text: &str, operands: &[String], core: &CoreRef) -> Result<String, String> {
-    let (ready, checked) = prepare(text, operands.len(), at, core)
+fn eval(text: &str, operands: &[String], opts: &Options) -> Result<String, String> {
+    let p = prepare(text, operands.len(), opts)
         .map_err(|(col, e)| format!("column {}: {e}", col + 1))?;
-    let ops: Vec<&str> = operands.iter().map(String::as_str).collect();
-    let bits = parse_operands(&ready, &ops)?;
-    let mut notes = Notes::default();
-    let d = ptx::eval_traced(&ready.effective, &bits, &ready.ctx, &mut notes)
-        .map_err(|e| e.to_string())?;
-    let mut out = format!("{}\n", result_text(&ready, d));
-    if !matches!(ready.instr.opcode, Opcode::Testp(_)) {
-        out += &format!("value: {}\n", format_value(d, ready.instr.ty));
-    }
-    if ready.effective != ready.instr {
-        out += &format!("means: {}\n", ready.effective);
-    }
-    for w in &checked.warnings {
-        out += &format!("warning: {w}\n");
-    }
-    for n in &notes.notes {
-        out += &format!("rule: {n}\n");
-    }
-    // Only where a bound or an open NaN is involved (DESIGN.md): "exact" is the rule.
-    let gs = ptx::guarantee::guarantees(&ready.effective, &bits, &ready.ctx).unwrap_or_default();
-    if gs.iter().any(|g| *g != ptx::guarantee::Guarantee::Exact) {
-        for (k, g) in gs.iter().enumerate() {
-            match gs.len() {
-                1 => out += &format!("guarantee: {g}\n"),
-                _ => out += &format!("guarantee: lane {k}: {g}\n"),
-            }
-        }
-    }
-    for (name, value, policies) in ready.ctx.policies.alternatives() {
-        let ctx = Context {
-            policies,
-            ..ready.ctx.clone()
-        };
-        if let Ok(other) = ptx::eval(&ready.effective, &bits, &ctx) {
-            if other != d {
-                out += &format!(
-                    "policy: depends on unverified policy `{name}`: with `{value}` the result is {}\n",
-                    result_text(&ready, other)
-                );
-            }
-        }
-    }
-    Ok(out)
+    let bits = p.parse_operands(operands).map_err(|e| e.to_string())?;
+    Ok(p.explain(&bits).map_err(|e| e.to_string())?.to_string())
 }
 
 /// The instructions a batch has seen, by spelling and operand count; the last one is checked
 /// first since batches usually repeat one instruction.
 /// An instruction prepared for a batch, or the error (with its column) every line using it gets.
-type Prepared = Result<Ready, (usize, String)>;
+/// Shared: a batch repeats one instruction on many lines.
+type Ready = Result<Rc<Prepared>, (usize, String)>;
 
 #[derive(Default)]
 struct Seen {
-    last: Option<(String, usize, Prepared)>,
-    all: HashMap<(String, usize), Prepared>,
+    last: Option<(String, usize, Ready)>,
+    all: HashMap<(String, usize), Ready>,
 }
 
 impl Seen {
-    fn get(&mut self, text: &str, n: usize, at: Where, core: &CoreRef) -> Prepared {
+    fn get(&mut self, text: &str, n: usize, opts: &Options) -> Ready {
         if let Some((t, k, r)) = &self.last {
             if t == text && *k == n {
                 return r.clone();
@@ -424,7 +363,7 @@ impl Seen {
         let r = self
             .all
             .entry(key)
-            .or_insert_with(|| prepare(text, n, at, core).map(|(r, _)| r))
+            .or_insert_with(|| prepare(text, n, opts).map(Rc::new))
             .clone();
         self.last = Some((text.to_string(), n, r.clone()));
         r
@@ -433,7 +372,7 @@ impl Seen {
 
 /// A batch line ready to evaluate: the instruction, its operands, and the column errors name.
 struct Case {
-    ready: Ready,
+    ready: Rc<Prepared>,
     bits: [u64; 3],
     n: usize,
     column: usize,
@@ -443,7 +382,7 @@ struct Case {
 type Parsed = Result<Case, (usize, String)>;
 
 /// Parses one batch line; the error carries the byte column.
-fn batch_line(line: &str, at: Where, core: &CoreRef, seen: &mut Seen) -> Parsed {
+fn batch_line(line: &str, opts: &Options, seen: &mut Seen) -> Parsed {
     let mut words = line.split([' ', '\t']).filter(|w| !w.is_empty());
     let instr_text = words.next().unwrap_or_default();
     let mut operands = [""; 3];
@@ -456,12 +395,13 @@ fn batch_line(line: &str, at: Where, core: &CoreRef, seen: &mut Seen) -> Parsed 
         n += 1;
     }
     let ready = seen
-        .get(instr_text, n, at, core)
+        .get(instr_text, n, opts)
         .map_err(|(c, e)| (col(line, instr_text) + c, e))?;
     let mut bits = [0u64; 3];
     for k in 0..n {
-        bits[k] = parse_value(operands[k], ready.instr.ty)
-            .map_err(|e| (col(line, operands[k]), format!("operand {}: {e}", k + 1)))?;
+        bits[k] = ready
+            .parse_operand(k, operands[k])
+            .map_err(|e| (col(line, operands[k]), e.to_string()))?;
     }
     Ok(Case {
         ready,
@@ -500,7 +440,7 @@ fn batch_flush(pending: &mut Vec<(usize, Parsed)>, out: &mut dyn Write) -> io::R
         };
         let same = |p: &(usize, Parsed)| {
             matches!(&p.1, Ok(c) if c.n == first.n
-                && c.ready.effective == first.ready.effective
+                && c.ready.effective() == first.ready.effective()
                 && c.ready.ctx == first.ready.ctx)
         };
         let run = pending[k..].iter().take_while(|p| same(p)).count();
@@ -513,15 +453,15 @@ fn batch_flush(pending: &mut Vec<(usize, Parsed)>, out: &mut dyn Write) -> io::R
             .collect();
         let ops: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
         let mut results = vec![0u64; run];
-        let fast = eval_slice(&first.ready.effective, &ops, &first.ready.ctx, &mut results);
+        let fast = first.ready.eval_slice(&ops, &mut results);
         for (j, c) in cases.iter().enumerate() {
             // On an error, every line of the run is evaluated on its own for its own message.
             let r = match fast {
                 Ok(()) => Ok(results[j]),
-                Err(_) => ptx::eval(&c.ready.effective, &c.bits[..c.n], &c.ready.ctx),
+                Err(_) => c.ready.eval(&c.bits[..c.n]),
             };
             match r {
-                Ok(d) => writeln!(out, "{}", result_text(&c.ready, d))?,
+                Ok(d) => writeln!(out, "{}", c.ready.result_text(d))?,
                 Err(e) => {
                     all_ok = false;
                     writeln!(
@@ -539,7 +479,7 @@ fn batch_flush(pending: &mut Vec<(usize, Parsed)>, out: &mut dyn Write) -> io::R
     Ok(all_ok)
 }
 
-fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool> {
+fn batch(opts: &Options, input: &mut dyn BufRead) -> io::Result<bool> {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut seen = Seen::default();
@@ -558,7 +498,7 @@ fn batch(at: Where, core: &CoreRef, input: &mut dyn BufRead) -> io::Result<bool>
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        pending.push((number, batch_line(text, at, core, &mut seen)));
+        pending.push((number, batch_line(text, opts, &mut seen)));
         if pending.len() == BATCH_BLOCK {
             all_ok &= batch_flush(&mut pending, &mut out)?;
         }
@@ -622,10 +562,11 @@ fn main() -> ExitCode {
             at,
             instr,
             operands,
-            sfu,
+            model,
         } => report(
-            sfu.core()
-                .and_then(|core| eval(at, &instr, &operands, &core)),
+            model
+                .options(at)
+                .and_then(|opts| eval(&instr, &operands, &opts)),
         ),
         Command::FitSfu {
             function,
@@ -649,15 +590,16 @@ fn main() -> ExitCode {
             mems,
             trace,
         } => report(run::run(&file, target, &sets, &mems, trace)),
-        Command::Batch { at, file, sfu } => {
-            let core = match sfu.core() {
-                Ok(core) => core,
+        Command::Batch { at, file, model } => {
+            let opts = match model.options(at) {
+                Ok(opts) => opts,
                 Err(e) => return report(Err(e)),
             };
             let result = match &file {
-                Some(path) => std::fs::File::open(path)
-                    .and_then(|f| batch(at, &core, &mut io::BufReader::new(f))),
-                None => batch(at, &core, &mut io::stdin().lock()),
+                Some(path) => {
+                    std::fs::File::open(path).and_then(|f| batch(&opts, &mut io::BufReader::new(f)))
+                }
+                None => batch(&opts, &mut io::stdin().lock()),
             };
             match result {
                 Ok(true) => ExitCode::SUCCESS,

@@ -1,17 +1,17 @@
 //! `gpufp gen`, `gpufp check` and `gpufp sweep`: test vectors for a device or another model
 //! (docs/vectors.md).
 
-use super::sfu::SfuTables;
-use super::{prepare, result_text, Ready, Where};
-use gpufp::mufu::CoreRef;
-use gpufp::ptx::guarantee::{judge, Verdict};
-use gpufp::ptx::value::{format_value, parse_value};
+use super::{prepare, Model, Where};
+use gpufp::front::{self, Options, Prepared};
+use gpufp::ptx::guarantee::Verdict;
+use gpufp::ptx::value::parse_value;
 use gpufp::ptx::{self, EvalError, Opcode};
 use gpufp::vectors::{self, Level, Plan, Space};
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -19,7 +19,7 @@ pub struct GenArgs {
     #[command(flatten)]
     at: Where,
     #[command(flatten)]
-    sfu: SfuTables,
+    model: Model,
     /// Number of source operands (3 for the 3-input min/max).
     #[arg(long)]
     operands: Option<u8>,
@@ -41,7 +41,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     at: Where,
     #[command(flatten)]
-    sfu: SfuTables,
+    model: Model,
     /// How many mismatches to explain.
     #[arg(long, default_value_t = 10)]
     show: usize,
@@ -56,7 +56,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     at: Where,
     #[command(flatten)]
-    sfu: SfuTables,
+    model: Model,
     /// Number of source operands (3 for the 3-input min/max).
     #[arg(long)]
     operands: Option<u8>,
@@ -88,21 +88,19 @@ fn parse_u64(s: &str) -> Result<u64, String> {
 }
 
 /// `text` validated with `operands` source operands (default: the opcode's usual number).
-fn ready(text: &str, operands: Option<u8>, at: Where, sfu: &SfuTables) -> Result<Ready, String> {
-    let core = sfu.core()?;
+fn ready(text: &str, operands: Option<u8>, at: Where, model: &Model) -> Result<Prepared, String> {
+    let opts = model.options(at)?;
     let n = operands
         .map(usize::from)
         .unwrap_or_else(|| ptx::parse_instr(text).map_or(0, |i| usize::from(i.inputs)));
-    prepare(text, n, at, &core)
-        .map(|(r, _)| r)
-        .map_err(|(c, e)| {
-            // Column 1 with an instruction that parses is a validation error: no column to name.
-            if ptx::parse_instr(text).is_ok() {
-                format!("`{text}`: {e}")
-            } else {
-                format!("`{text}`, column {}: {e}", c + 1)
-            }
-        })
+    prepare(text, n, &opts).map_err(|(c, e)| {
+        // Column 1 with an instruction that parses is a validation error: no column to name.
+        if ptx::parse_instr(text).is_ok() {
+            format!("`{text}`: {e}")
+        } else {
+            format!("`{text}`, column {}: {e}", c + 1)
+        }
+    })
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -119,31 +117,27 @@ fn write_failed(e: &io::Error) -> ExitCode {
     }
 }
 
-fn bits_text(bits: u64, width: u32) -> String {
-    format!("0x{bits:0w$x}", w = (width / 4) as usize)
-}
-
 pub fn gen(a: GenArgs) -> ExitCode {
-    let ready = match ready(&a.instr, a.operands, a.at, &a.sfu) {
+    let ready = match ready(&a.instr, a.operands, a.at, &a.model) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
     let level = if a.level == 2 { Level::Two } else { Level::One };
-    let n = usize::from(ready.instr.inputs);
-    let width = ready.instr.ty.bits();
+    let n = ready.inputs();
+    let width = ready.width();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    for (j, ops) in vectors::cases(&ready.instr, level, a.seed, a.count).enumerate() {
-        let d = match ptx::eval(&ready.effective, &ops[..n], &ready.ctx) {
-            Ok(d) => d,
-            Err(e) => return fail(format_args!("case {j}: {e}")),
+    for case in ready.cases(level, a.seed, a.count) {
+        let (ops, d) = match case {
+            Ok(c) => c,
+            Err(e) => return fail(e),
         };
         let mut line = ready.instr.to_string();
         for &x in &ops[..n] {
             line.push(' ');
-            line += &bits_text(x, width);
+            line += &front::bits_text(x, width);
         }
-        if let Err(e) = writeln!(out, "{line} {}", result_text(&ready, d)) {
+        if let Err(e) = writeln!(out, "{line} {}", ready.result_text(d)) {
             return write_failed(&e);
         }
     }
@@ -164,58 +158,16 @@ struct Tally {
     shown: usize,
 }
 
-/// One lane's value for an explanation: bits, and the decoded number.
-fn lane_text(ready: &Ready, bits: u64) -> String {
-    if let Opcode::Testp(_) = ready.instr.opcode {
-        return bits.to_string();
-    }
-    let ty = ready.instr.ty.lane();
-    format!(
-        "{} ({})",
-        bits_text(bits, ty.bits()),
-        format_value(bits, ty)
-    )
-}
-
-/// Why a judged result is not the model's: each differing lane's values, the verdict, and the
-/// guarantee it was judged against.
-fn explain(ready: &Ready, verdicts: &[Verdict]) -> String {
-    let mut out = String::new();
-    for (k, v) in verdicts.iter().enumerate().filter(|(_, v)| !v.exact) {
-        let lane = if verdicts.len() > 1 {
-            format!("lane {k}: ")
-        } else {
-            String::new()
-        };
-        let verdict = if v.within_spec {
-            "within spec (not bit-exact)"
-        } else {
-            "VIOLATION"
-        };
-        out += &format!(
-            "  {lane}result {}, model {}: {verdict}; guarantee: {}\n",
-            lane_text(ready, v.result),
-            lane_text(ready, v.model),
-            v.guarantee
-        );
-        if !v.explanation.is_empty() {
-            out += &format!("  {lane}{}\n", v.explanation);
-        }
-    }
-    out
-}
-
 /// The instruction of a `check` run, prepared for each operand count met.
 struct Checker {
     text: String,
-    at: Where,
-    core: CoreRef,
-    by_count: HashMap<usize, Result<Ready, String>>,
+    opts: Options,
+    by_count: HashMap<usize, Result<Rc<Prepared>, String>>,
 }
 
 /// What a line of `check` input is.
 enum Line {
-    Judged(Vec<Verdict>, Ready),
+    Judged(Vec<Verdict>, Rc<Prepared>),
     Error(String),
 }
 
@@ -244,10 +196,10 @@ impl Checker {
                 "expected OPERAND... RESULT, got one word".into(),
             ));
         }
-        let (text, at, core) = (self.text.clone(), self.at, self.core.clone());
+        let (text, opts) = (&self.text, &self.opts);
         let ready = match self.by_count.entry(operands.len()).or_insert_with(|| {
-            prepare(&text, operands.len(), at, &core)
-                .map(|(r, _)| r)
+            prepare(text, operands.len(), opts)
+                .map(Rc::new)
                 .map_err(|(_, e)| e)
         }) {
             Ok(r) => r.clone(),
@@ -256,9 +208,9 @@ impl Checker {
         let ty = ready.instr.ty;
         let mut ops = Vec::with_capacity(operands.len());
         for (k, o) in operands.iter().enumerate() {
-            match parse_value(o, ty) {
+            match ready.parse_operand(k, o) {
                 Ok(x) => ops.push(x),
-                Err(e) => return Ok(Line::Error(format!("operand {}: {e}", k + 1))),
+                Err(e) => return Ok(Line::Error(e.to_string())),
             }
         }
         let result = match (ready.instr.opcode, *result) {
@@ -271,10 +223,11 @@ impl Checker {
             Ok(r) => r,
             Err(e) => return Ok(Line::Error(format!("result: {e}"))),
         };
-        match judge(&ready.effective, &ops, result, &ready.ctx) {
+        match ready.judge(&ops, result) {
             Ok(v) => Ok(Line::Judged(v, ready)),
-            Err(EvalError::Operands(e)) => Ok(Line::Error(e)),
-            Err(e) => Err(e),
+            Err(front::Error::Eval(EvalError::Operands(e))) => Ok(Line::Error(e)),
+            Err(front::Error::Eval(e)) => Err(e),
+            Err(e) => Ok(Line::Error(e.to_string())),
         }
     }
 }
@@ -282,8 +235,7 @@ impl Checker {
 fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<bool> {
     let mut checker = Checker {
         text: a.instr.clone(),
-        at: a.at,
-        core: a.sfu.core().map_err(io::Error::other)?,
+        opts: a.model.options(a.at).map_err(io::Error::other)?,
         by_count: HashMap::new(),
     };
     let mut t = Tally::default();
@@ -327,7 +279,7 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
                         "spec violation"
                     };
                     writeln!(out, "line {number}: {what}: {trimmed}")?;
-                    write!(out, "{}", explain(&ready, &verdicts))?;
+                    write!(out, "{}", ready.mismatch_text(&verdicts))?;
                 }
             }
         }
@@ -368,7 +320,7 @@ pub fn check(a: CheckArgs) -> ExitCode {
 }
 
 pub fn sweep(a: SweepArgs) -> ExitCode {
-    let ready = match ready(&a.instr, a.operands, a.at, &a.sfu) {
+    let ready = match ready(&a.instr, a.operands, a.at, &a.model) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -380,7 +332,7 @@ pub fn sweep(a: SweepArgs) -> ExitCode {
         (None, Some(_)) => return fail("--seed applies to --random only"),
         (None, None) => Space::Exhaustive,
     };
-    let plan = match Plan::new(&ready.effective, space) {
+    let plan = match Plan::new(ready.effective(), space) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

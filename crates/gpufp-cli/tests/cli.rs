@@ -222,3 +222,83 @@ fn visa_indirect_run() {
     let o = gpufp(&["visa", "run", &example], "");
     assert!(stdout(&o).ends_with("V35[7] = 0x0000  0\nA0[0] = 0x0000  0\nA0[1] = 0x0000  0\n"));
 }
+
+/// `--policy NAME=VALUE` selects an alternative for `eval`, `batch`, `gen` and `check`; the
+/// result and the alternatives shown are relative to it; bad selections are errors.
+#[test]
+fn policy_selection() {
+    let args = ["mul.rn.ftz.f32", "0x3F7FFFFE", "0x00800001"];
+    let o = gpufp(&["eval", args[0], args[1], args[2]], "");
+    assert!(stdout(&o).starts_with("0x00800000\n"), "{}", stdout(&o));
+    let o = gpufp(
+        &[
+            "eval",
+            "--policy",
+            "ftz_tininess=BeforeRounding",
+            args[0],
+            args[1],
+            args[2],
+        ],
+        "",
+    );
+    assert_eq!(
+        stdout(&o),
+        "0x00000000\nvalue: 0\nrule: result tiny, flushed to zero (.ftz; policy ftz_tininess)\n\
+         policy: depends on unverified policy `ftz_tininess`: with `IeeeRounded` the result is 0x00800000\n\
+         policy: depends on unverified policy `ftz_tininess`: with `UnboundedRounded` the result is 0x00800000\n"
+    );
+    // Options anywhere before the instruction, and for batch and gen.
+    let o = gpufp(
+        &["batch", "--policy", "relu_negative_zero=Keep"],
+        "fma.rn.relu.f16 -1 0 -0.0\n",
+    );
+    assert_eq!(stdout(&o), "0x8000\n");
+    let o = gpufp(
+        &[
+            "gen",
+            "--policy",
+            "f64_nan=Canonical",
+            "add.rn.f64",
+            "--count",
+            "3000",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success());
+    assert!(
+        out.contains(" 0x7fffffffffffffff\n"),
+        "canonical NaNs appear"
+    );
+    assert!(!out.contains(" 0x7ff8000000000000\n") && !out.contains(" 0xfff8000000000000\n"));
+    let o = gpufp(
+        &["check", "--policy", "oob_nan=0x7E00", "fma.rn.oob.f16"],
+        "0x7e00 0x3c00 0x3c00 0x0000\n",
+    );
+    assert!(stdout(&o).contains("exact: 1"), "{}", stdout(&o));
+    for (bad, message) in [
+        ("ftz_tininess", "expected NAME=VALUE"),
+        ("nope=1", "unknown policy `nope`"),
+        (
+            "ftz_tininess=Never",
+            "`Never` is not a value of policy `ftz_tininess`",
+        ),
+        ("mufu_core=fitted", "--sfu-tables"),
+    ] {
+        let o = gpufp(&["eval", "--policy", bad, "add.f32", "1", "2"], "");
+        assert!(!o.status.success());
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains(message), "{bad}: {err}");
+    }
+}
+
+/// Packed operands may be written as their lanes.
+#[test]
+fn packed_operands_as_lanes() {
+    let o = gpufp(&["eval", "add.rn.f16x2", "{1.5, -2}", "0x3c003c00"], "");
+    assert_eq!(stdout(&o), "0xbc004100\nvalue: [2.5, -1]\n");
+    let o = gpufp(&["eval", "add.rn.f16x2", "{1.5}", "0x3c003c00"], "");
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("2 lanes, got 1"));
+}

@@ -12,6 +12,7 @@
 pub mod decimal;
 pub mod fast;
 pub mod format;
+pub mod front;
 pub mod ieee;
 pub mod mufu;
 pub mod policy;

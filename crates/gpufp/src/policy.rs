@@ -182,6 +182,148 @@ impl Policies {
     }
 }
 
+impl Policies {
+    /// Selects `value` for the policy `name` (the names and values of [`POLICIES`] and
+    /// docs/semantics.md; values match without regard to case). `mufu_core` is not a field
+    /// here: a core is chosen with the context ([`crate::ptx::Context::core`]).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        fn pick<T: Copy + core::fmt::Debug>(
+            name: &str,
+            value: &str,
+            all: &[T],
+        ) -> Result<T, String> {
+            all.iter()
+                .copied()
+                .find(|v| format!("{v:?}").eq_ignore_ascii_case(value))
+                .ok_or_else(|| {
+                    let names: Vec<String> = all.iter().map(|v| format!("`{v:?}`")).collect();
+                    format!(
+                        "`{value}` is not a value of policy `{name}`; it takes {}",
+                        names.join(", ")
+                    )
+                })
+        }
+        match name {
+            "ftz_tininess" => {
+                self.ftz_tininess = pick(
+                    name,
+                    value,
+                    &[
+                        Tininess::UnboundedRounded,
+                        Tininess::IeeeRounded,
+                        Tininess::BeforeRounding,
+                    ],
+                )?
+            }
+            "f64_nan" => {
+                self.f64_nan = pick(
+                    name,
+                    value,
+                    &[F64Nan::FirstOperandQuieted, F64Nan::Canonical],
+                )?
+            }
+            "relu_negative_zero" => {
+                self.relu_negative_zero = pick(
+                    name,
+                    value,
+                    &[ReluNegativeZero::ToPositiveZero, ReluNegativeZero::Keep],
+                )?
+            }
+            "oob_nan" => {
+                self.oob_nan = value
+                    .strip_prefix("0x")
+                    .or_else(|| value.strip_prefix("0X"))
+                    .filter(|h| !h.is_empty() && h.len() <= 4)
+                    .and_then(|h| u16::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "`{value}` is not a value of policy `oob_nan`; it takes a 16-bit \
+                             pattern `0xHHHH`"
+                        )
+                    })?
+            }
+            "half_minmax_both_nan" => {
+                self.half_minmax_both_nan = pick(
+                    name,
+                    value,
+                    &[
+                        HalfMinMaxBothNan::Canonical,
+                        HalfMinMaxBothNan::SecondOperand,
+                    ],
+                )?
+            }
+            "half_max_xorsign_guard" => {
+                self.half_max_xorsign_guard = pick(
+                    name,
+                    value,
+                    &[
+                        HalfMaxXorsignGuard::Result,
+                        HalfMaxXorsignGuard::FirstOperand,
+                    ],
+                )?
+            }
+            "sm1x_mad" => self.sm1x_mad = pick(name, value, &[Sm1xMad::TruncatedProduct])?,
+            "sm1x_f32_flush" => self.sm1x_f32_flush = pick(name, value, &[true, false])?,
+            "visa_equal_operands" => {
+                self.visa_equal_operands = pick(name, value, &[VisaEqualOperands::CompareTieRule])?
+            }
+            "mufu_core" => {
+                return Err(
+                    "policy `mufu_core` is not selected by value: the correctly rounded core is \
+                     the default, and a fitted core is given by its tables (`--sfu-tables`)"
+                        .into(),
+                )
+            }
+            _ => {
+                let names: Vec<String> = POLICIES.iter().map(|p| format!("`{}`", p.name)).collect();
+                return Err(format!(
+                    "unknown policy `{name}`; the policies are {}",
+                    names.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Each field's name and value as [`Policies::set`] takes them, in [`POLICIES`] order.
+    pub fn values(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("ftz_tininess", format!("{:?}", self.ftz_tininess)),
+            ("f64_nan", format!("{:?}", self.f64_nan)),
+            (
+                "relu_negative_zero",
+                format!("{:?}", self.relu_negative_zero),
+            ),
+            ("oob_nan", format!("0x{:04X}", self.oob_nan)),
+            (
+                "half_minmax_both_nan",
+                format!("{:?}", self.half_minmax_both_nan),
+            ),
+            (
+                "half_max_xorsign_guard",
+                format!("{:?}", self.half_max_xorsign_guard),
+            ),
+            ("sm1x_mad", format!("{:?}", self.sm1x_mad)),
+            ("sm1x_f32_flush", format!("{:?}", self.sm1x_f32_flush)),
+            (
+                "visa_equal_operands",
+                format!("{:?}", self.visa_equal_operands),
+            ),
+        ]
+    }
+
+    /// Applies `NAME=VALUE` selections in turn ([`Policies::set`]).
+    pub fn with<'a>(
+        mut self,
+        selections: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Policies, String> {
+        for (name, value) in selections {
+            self.set(name, value)?;
+        }
+        Ok(self)
+    }
+}
+
 /// Whether hardware has confirmed a decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
@@ -293,35 +435,47 @@ pub const POLICIES: &[PolicyInfo] = &[
 mod tests {
     use super::*;
 
+    /// Every alternative `alternatives` offers can be selected by its name and value, and an
+    /// unknown name or value is refused with the choices.
+    #[test]
+    fn set_selects_every_alternative() {
+        let d = Policies::default();
+        for (name, value, p) in d.alternatives() {
+            let mut q = d;
+            q.set(name, &value).unwrap();
+            assert_eq!(q, p, "{name}={value}");
+            q.set(name, &value.to_ascii_lowercase()).unwrap();
+            assert_eq!(q, p, "{name}={value} in lower case");
+        }
+        let mut q = d;
+        q.set("oob_nan", "0x7E00").unwrap();
+        assert_eq!(q.oob_nan, 0x7E00);
+        for info in POLICIES {
+            if info.name != "mufu_core" {
+                let mut q = d;
+                q.set(info.name, info.default).unwrap();
+                assert_eq!(q, d, "{}", info.name);
+            }
+        }
+        let e = d.with([("ftz_tininess", "Sometimes")]).unwrap_err();
+        assert!(e.contains("`IeeeRounded`"), "{e}");
+        let e = d.with([("tininess", "IeeeRounded")]).unwrap_err();
+        assert!(
+            e.contains("unknown policy `tininess`") && e.contains("`f64_nan`"),
+            "{e}"
+        );
+        assert!(d.with([("oob_nan", "0x10000")]).is_err());
+        assert!(d.with([("oob_nan", "32767")]).is_err());
+        assert!(d.with([("mufu_core", "correctly-rounded")]).is_err());
+    }
+
     /// The table's defaults are the defaults the code uses.
     #[test]
     fn table_matches_default() {
-        let d = Policies::default();
-        let actual = [
-            ("ftz_tininess", format!("{:?}", d.ftz_tininess)),
-            ("f64_nan", format!("{:?}", d.f64_nan)),
-            ("relu_negative_zero", format!("{:?}", d.relu_negative_zero)),
-            ("oob_nan", format!("{:#06X}", d.oob_nan).replace("0X", "0x")),
-            (
-                "half_minmax_both_nan",
-                format!("{:?}", d.half_minmax_both_nan),
-            ),
-            (
-                "half_max_xorsign_guard",
-                format!("{:?}", d.half_max_xorsign_guard),
-            ),
-            ("sm1x_mad", format!("{:?}", d.sm1x_mad)),
-            ("sm1x_f32_flush", format!("{:?}", d.sm1x_f32_flush)),
-            // Not a `Policies` field: a core may carry tables, so `ptx::Context::core` holds it.
-            (
-                "mufu_core",
-                crate::ptx::Context::default().core.get().name(),
-            ),
-            (
-                "visa_equal_operands",
-                format!("{:?}", d.visa_equal_operands),
-            ),
-        ];
+        let mut actual = Policies::default().values();
+        // Not a `Policies` field: a core may carry tables, so `ptx::Context::core` holds it.
+        let core = crate::ptx::Context::default().core.get().name();
+        actual.insert(actual.len() - 1, ("mufu_core", core));
         assert_eq!(actual.len(), POLICIES.len());
         for (info, (name, value)) in POLICIES.iter().zip(actual) {
             assert_eq!(info.name, name);

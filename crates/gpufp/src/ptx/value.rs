@@ -1,6 +1,7 @@
 //! Operand values as `gpufp eval` and `gpufp batch` take them (DESIGN.md): raw bits `0x...` of
 //! the operand's full width, PTX literals `0f...` / `0d...`, or decimal numbers (`1.5`, `-0.0`,
-//! `1e-40`, `inf`, `-inf`, `nan`) converted to the operand type with round-to-nearest-even.
+//! `1e-40`, `inf`, `-inf`, `nan`) converted to the operand type with round-to-nearest-even; a
+//! packed operand also as its lanes, `{lane0, lane1}`, each in one of those forms.
 
 use super::instr::Type;
 use crate::decimal;
@@ -51,9 +52,28 @@ fn from_decimal(text: &str, ty: Type) -> Option<u64> {
     }
 }
 
+/// A host `f64` value (its bits) as an operand of type `ty`: IEEE 754 convertFormat to the lane
+/// type, rounded to nearest even, a NaN keeping its sign and the top of its payload, quieted (as
+/// numpy's `astype` converts); unchanged for `f64`. A packed type gets the value in every lane.
+pub fn from_f64(bits: u64, ty: Type) -> u64 {
+    let lane = match ty.lane() {
+        Type::F64 => bits,
+        t => convert_to(F64::from_bits(bits), t),
+    };
+    match ty.lanes() {
+        1 => lane,
+        _ => lane | lane << (ty.bits() / 2),
+    }
+}
+
 /// Parses one operand of type `ty`.
 pub fn parse_value(text: &str, ty: Type) -> Result<u64, String> {
     let width = ty.bits();
+    if ty.lanes() > 1 {
+        if let Some(body) = text.strip_prefix('{') {
+            return parse_lanes(text, body, ty);
+        }
+    }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         let v = u64::from_str_radix(hex, 16)
             .map_err(|_| format!("`{text}` is not a hexadecimal bit pattern"))?;
@@ -67,7 +87,8 @@ pub fn parse_value(text: &str, ty: Type) -> Result<u64, String> {
     }
     if ty.lanes() > 1 {
         return Err(format!(
-            "`.{}` operands are given as raw bits `0x...` (lane 0 in the low half)",
+            "`.{}` operands are given as raw bits `0x...` (lane 0 in the low half) or as lanes \
+             `{{lane0, lane1}}`",
             ty.name()
         ));
     }
@@ -87,6 +108,28 @@ pub fn parse_value(text: &str, ty: Type) -> Result<u64, String> {
     }
     from_decimal(text, ty)
         .ok_or_else(|| format!("`{text}` is not a number, `0x` bit pattern or `0f`/`0d` literal"))
+}
+
+/// A packed operand written as its lanes, `{lane0, lane1}` (`body` is `text` after the `{`).
+fn parse_lanes(text: &str, body: &str, ty: Type) -> Result<u64, String> {
+    let inner = body
+        .strip_suffix('}')
+        .ok_or_else(|| format!("`{text}`: lanes end with `}}`"))?;
+    let lanes: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if lanes.len() != 2 {
+        return Err(format!(
+            "`{text}`: a `.{}` operand has 2 lanes, got {}",
+            ty.name(),
+            lanes.len()
+        ));
+    }
+    let w = ty.bits() / 2;
+    let mut bits = 0;
+    for (k, lane) in lanes.iter().enumerate() {
+        let v = parse_value(lane, ty.lane()).map_err(|e| format!("lane {k}: {e}"))?;
+        bits |= v << (k as u32 * w);
+    }
+    Ok(bits)
 }
 
 /// The decoded value of a result of type `ty`, lanes as `[lane0, lane1]`.
@@ -128,8 +171,40 @@ mod tests {
             .unwrap_err()
             .contains("wider than the 16-bit"));
         assert!(parse_value("1.5", Type::F16x2).is_err());
+        assert_eq!(parse_value("{1.5, -2}", Type::F16x2), Ok(0xC000_3E00));
+        assert_eq!(
+            parse_value("{0x3f800000,0f40000000}", Type::F32x2),
+            Ok(0x4000_0000_3F80_0000)
+        );
+        assert_eq!(parse_value("{1, 1}", Type::Bf16x2), Ok(0x3F80_3F80));
+        assert!(parse_value("{1.5}", Type::F16x2)
+            .unwrap_err()
+            .contains("2 lanes, got 1"));
+        assert!(parse_value("{1, 2, 3}", Type::F16x2).is_err());
+        assert!(parse_value("{1, 2", Type::F16x2).is_err());
+        assert!(parse_value("{1, 0x10000}", Type::F16x2)
+            .unwrap_err()
+            .contains("lane 1"));
+        assert!(parse_value("{1, 2}", Type::F16).is_err());
         assert!(parse_value("0f3F80", Type::F32).is_err());
         assert!(parse_value("abc", Type::F32).is_err());
+    }
+
+    /// Host values convert once, to nearest even, with NaN payloads kept as `cvt` keeps them.
+    #[test]
+    fn host_values() {
+        // 1 + 2^-11 is the tie between 1 and 1 + 2^-10 in f16: even is 1.
+        assert_eq!(from_f64(0x3FF0_0200_0000_0000, Type::F16), 0x3C00);
+        assert_eq!(from_f64(0x3FF0_0200_0000_0001, Type::F16), 0x3C01);
+        // 2^-25 is the tie between 0 and the least f16 subnormal: even is +0.
+        assert_eq!(from_f64(0x3E60_0000_0000_0000, Type::F16), 0x0000);
+        assert_eq!(from_f64(0x3E60_0000_0000_0001, Type::F16), 0x0001);
+        assert_eq!(
+            from_f64(0x7FF4_0000_0000_0001, Type::F64),
+            0x7FF4_0000_0000_0001
+        );
+        assert_eq!(from_f64(0xFFF8_0000_0000_0000, Type::F32), 0xFFC0_0000);
+        assert_eq!(from_f64(0x3FF0_0000_0000_0000, Type::Bf16x2), 0x3F80_3F80);
     }
 
     #[test]

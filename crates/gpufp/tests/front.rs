@@ -1,0 +1,192 @@
+//! The front door (`gpufp::front`): preparing, typed and threaded array evaluation against the
+//! integer core case by case, explanations, policy selection, and its errors.
+
+use gpufp::front::{eval_text, Error, Options, Prepared, MIN_PART};
+use gpufp::ptx::{self, Context};
+
+/// SplitMix64: operands independent of the code under test.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn prepared(text: &str) -> Prepared {
+    Prepared::new(text, &Options::default()).unwrap()
+}
+
+/// `eval_words` over every width, with one and several threads, lengths that split into parts
+/// and partial blocks, and length-1 operands standing for every element: each element is what
+/// `ptx::eval` gives for it.
+#[test]
+fn eval_words_is_eval_per_element() {
+    fn run<T: gpufp::front::Word + TryFrom<u64>>(text: &str, n: usize, threads: usize) {
+        let p = prepared(text);
+        let w = p.width();
+        let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
+        let cols: Vec<Vec<u64>> = (0..p.inputs())
+            .map(|k| {
+                let len = if k == 1 { 1 } else { n };
+                (0..len).map(|j| mix((j * 3 + k) as u64) & mask).collect()
+            })
+            .collect();
+        let typed: Vec<Vec<T>> = cols
+            .iter()
+            .map(|c| c.iter().map(|&x| T::try_from(x).ok().unwrap()).collect())
+            .collect();
+        let views: Vec<&[T]> = typed.iter().map(Vec::as_slice).collect();
+        let mut out = vec![T::from_u64(0); n];
+        p.eval_words(&views, &mut out, threads).unwrap();
+        for (j, r) in out.iter().enumerate() {
+            let ops: Vec<u64> = cols
+                .iter()
+                .map(|c| c[if c.len() == 1 { 0 } else { j }])
+                .collect();
+            let want = ptx::eval(p.effective(), &ops, &p.ctx).unwrap();
+            assert_eq!(r.to_u64(), want, "{text} element {j}");
+        }
+    }
+    let n = 2 * MIN_PART + 1001;
+    for threads in [1, 2, 3] {
+        run::<u16>("fma.rn.ftz.f16", n, threads);
+        run::<u16>("min.NaN.bf16", n, threads);
+        run::<u32>("add.rz.sat.f32", n, threads);
+        run::<u32>("fma.rn.relu.bf16x2", n, threads);
+        run::<u32>("ex2.approx.ftz.f32", 5000, threads);
+        run::<u64>("div.rm.f64", n, threads);
+        run::<u64>("mul.rn.f32x2", 5000, threads);
+    }
+    run::<u32>("add.rn.f32", 0, 2);
+}
+
+#[test]
+fn eval_words_predicates_are_bytes() {
+    let p = prepared("testp.subnormal.f32");
+    let ops = [1u32, 0x0080_0000, 0x8000_0001, 0x7FC0_0000];
+    let mut out = [true; 4];
+    p.eval_words(&[&ops], &mut out, 1).unwrap();
+    assert_eq!(out, [true, false, true, false]);
+    let mut bytes = [9u8; 4];
+    p.eval_words(&[&ops], &mut bytes, 1).unwrap();
+    assert_eq!(bytes, [1, 0, 1, 0]);
+}
+
+#[test]
+fn eval_words_shape_errors() {
+    let p = prepared("add.rn.f32");
+    let a = [0u32; 4];
+    let mut out = [0u32; 4];
+    let msg = |r: Result<(), gpufp::fast::SliceError>| r.unwrap_err().to_string();
+    assert_eq!(
+        msg(p.eval_words(&[&[0u16; 4][..], &[0u16; 4]], &mut out, 1)),
+        "`add.rn.f32` takes 32-bit operands, got 16-bit words"
+    );
+    assert_eq!(
+        msg(p.eval_words(&[&a[..], &a], &mut [0u64; 4], 1)),
+        "`add.rn.f32` gives 32-bit results, got 64-bit words to hold them"
+    );
+    assert_eq!(
+        msg(p.eval_words(&[&a[..]], &mut out, 1)),
+        "`add.rn.f32` takes 2 operand(s), got 1"
+    );
+    assert_eq!(
+        msg(p.eval_words(&[&a[..], &a[..3]], &mut out, 1)),
+        "operand 2 has 3 elements for 4 results"
+    );
+}
+
+#[test]
+fn preparing_picks_the_form_and_reports_errors() {
+    let three = Options {
+        operands: Some(3),
+        ..Options::default()
+    };
+    assert_eq!(Prepared::new("max.f32", &three).unwrap().inputs(), 3);
+    assert_eq!(
+        Prepared::new("add.f32", &three).unwrap_err(),
+        Error::Instr {
+            column: 0,
+            message: "`add.f32` takes 2 operand(s), got 3".into()
+        }
+    );
+    let e = Prepared::new("add.rn.f32.f16", &Options::default()).unwrap_err();
+    assert_eq!(e.to_string(), "column 11: second type `.f16` after `.f32`");
+    let p = prepared("add.rn.f32");
+    assert_eq!(
+        p.parse_operand(1, "zz").unwrap_err().to_string(),
+        "operand 2: `zz` is not a number, `0x` bit pattern or `0f`/`0d` literal"
+    );
+    assert!(p
+        .parse_operands(&["1"])
+        .unwrap_err()
+        .to_string()
+        .contains("got 1"));
+    assert!(p.explain(&[1]).is_err());
+    let e = Options::default()
+        .policy("f64_nan", "Sometimes")
+        .unwrap_err();
+    assert!(matches!(e, Error::Policy(_)), "{e}");
+}
+
+/// The explanation carries the data every front-end shows; its text is `gpufp eval`'s.
+#[test]
+fn explanation() {
+    let e = eval_text(
+        "mul.rn.ftz.f32",
+        &["0x3F7FFFFE", "0x00800001"],
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(e.result, 0x0080_0000);
+    assert_eq!(e.value.as_deref(), Some("1.17549435e-38"));
+    assert_eq!(e.lanes.len(), 1);
+    assert!(e.exact());
+    assert_eq!(e.alternatives.len(), 1);
+    assert_eq!(e.alternatives[0].policy, "ftz_tininess");
+    assert_eq!(e.alternatives[0].result, 0);
+    assert_eq!(
+        e.to_string(),
+        "0x00800000\nvalue: 1.17549435e-38\npolicy: depends on unverified policy `ftz_tininess`: \
+         with `BeforeRounding` the result is 0x00000000\n"
+    );
+    let opts = Options::default()
+        .policy("ftz_tininess", "BeforeRounding")
+        .unwrap();
+    let e = eval_text("mul.rn.ftz.f32", &["0x3F7FFFFE", "0x00800001"], &opts).unwrap();
+    assert_eq!(e.result, 0);
+    let e = eval_text(
+        "min.NaN.f16x2",
+        &["{1, nan}", "{-2, 3}"],
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(e.result, 0x7FFF_C000);
+    assert_eq!(e.lanes[0].bits, 0xC000);
+    assert_eq!(e.lanes[1].value, "nan");
+    assert!(e.rules.iter().any(|n| n.lane == Some(1)));
+    let e = eval_text("testp.finite.f32", &["inf"], &Options::default()).unwrap();
+    assert_eq!((e.result, e.value.as_ref(), e.lanes.len()), (0, None, 0));
+    let e = eval_text("sqrt.approx.f32", &["2"], &Options::default()).unwrap();
+    assert!(!e.exact());
+    // The legacy default: the effective instruction is named.
+    let old = Options {
+        ptx: Some("1.3".parse().unwrap()),
+        ..Options::default()
+    };
+    let e = eval_text("div.f32", &["1", "3"], &old).unwrap();
+    assert_eq!(e.effective.as_deref(), Some("div.approx.ftz.f32"));
+    assert_eq!(Context::default().policies, Options::default().policies);
+}
+
+#[test]
+fn cases_are_the_model_results() {
+    let p = prepared("fma.rn.f32");
+    let mut n = 0;
+    for case in p.cases(gpufp::vectors::Level::One, 3, Some(100)) {
+        let (ops, d) = case.unwrap();
+        assert_eq!(d, p.eval(&ops).unwrap());
+        n += 1;
+    }
+    assert_eq!(n, 100);
+}
