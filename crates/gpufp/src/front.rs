@@ -257,13 +257,30 @@ impl Prepared {
         results.into_iter().collect()
     }
 
-    /// The elements `start..start + out.len()` of [`Prepared::eval_words`], block by block.
+    /// The elements `start..start + out.len()` of [`Prepared::eval_words`], block by block, or
+    /// in one call where the words are already `u64` and every operand is whole.
     fn words_part<T: Word, R: Word>(
         &self,
         ops: &[&[T]],
         out: &mut [R],
         start: usize,
     ) -> Result<(), SliceError> {
+        let len = out.len();
+        let whole: Option<Vec<&[u64]>> = ops
+            .iter()
+            // Operands are whole (all elements) or of length 1 (every element).
+            .map(|s| T::as_u64(s).filter(|s| s.len() != 1 || (start == 0 && len == 1)))
+            .map(|s| s.map(|s| &s[start..start + len]))
+            .collect();
+        if let (Some(whole), Some(out)) = (whole, R::as_u64_mut(out)) {
+            return self.eval_slice(&whole, out).map_err(|e| match e {
+                SliceError::Eval { index, error } => SliceError::Eval {
+                    index: start + index,
+                    error,
+                },
+                shape => shape,
+            });
+        }
         let mut bufs = [[0u64; WORD_BLOCK]; 3];
         let mut res = [0u64; WORD_BLOCK];
         for (n, chunk) in out.chunks_mut(WORD_BLOCK).enumerate() {
@@ -442,6 +459,31 @@ pub trait Word: Copy + Send + Sync {
     fn to_u64(self) -> u64;
     /// The low `BITS` bits of `x` (a predicate: whether `x` is not zero).
     fn from_u64(x: u64) -> Self;
+    /// The words themselves where they are `u64`: no conversion is needed.
+    fn as_u64(_: &[Self]) -> Option<&[u64]> {
+        None
+    }
+    fn as_u64_mut(_: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+impl Word for u64 {
+    const BITS: u32 = 64;
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+    fn as_u64(s: &[Self]) -> Option<&[u64]> {
+        Some(s)
+    }
+    fn as_u64_mut(s: &mut [Self]) -> Option<&mut [u64]> {
+        Some(s)
+    }
 }
 
 macro_rules! word {
@@ -460,7 +502,7 @@ macro_rules! word {
     )*};
 }
 
-word!(u8, u16, u32, u64);
+word!(u8, u16, u32);
 
 impl Word for bool {
     const BITS: u32 = 8;

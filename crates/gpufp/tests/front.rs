@@ -58,6 +58,10 @@ fn eval_words_is_eval_per_element() {
         run::<u64>("mul.rn.f32x2", 5000, threads);
     }
     run::<u32>("add.rn.f32", 0, 2);
+    run::<u64>("fma.rz.f64", 1, 2);
+    // Three parts, the last of one element, with a length-1 operand: no slicing past it.
+    run::<u64>("fma.rz.f64", 2 * MIN_PART + 1, 3);
+    run::<u32>("fma.rz.f32", 2 * MIN_PART + 1, 3);
 }
 
 #[test]
