@@ -96,6 +96,48 @@ pub struct Kernel {
     pub steps: Steps,
 }
 
+/// The words a kernel reads and writes, each holding one value's bits in its low bits: `u64`
+/// (every format), `u32` (f16, bf16, f32), `u16` (f16, bf16).
+pub trait Word: Copy + Default + sealed::Sealed {
+    /// The words as `u64`s, where they are.
+    fn as_u64(s: &[Self]) -> Option<&[u64]>;
+    fn as_u64_mut(s: &mut [Self]) -> Option<&mut [u64]>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+impl Word for u16 {
+    fn as_u64(_: &[Self]) -> Option<&[u64]> {
+        None
+    }
+    fn as_u64_mut(_: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+impl Word for u32 {
+    fn as_u64(_: &[Self]) -> Option<&[u64]> {
+        None
+    }
+    fn as_u64_mut(_: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+impl Word for u64 {
+    fn as_u64(s: &[Self]) -> Option<&[u64]> {
+        Some(s)
+    }
+    fn as_u64_mut(s: &mut [Self]) -> Option<&mut [u64]> {
+        Some(s)
+    }
+}
+
 /// Whether this CPU runs the kernels (AVX-512F and AVX-512DQ).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -125,7 +167,26 @@ impl Kernel {
     /// [`supported`](Kernel::supported). Panics if `ops` has fewer slices than the operation has
     /// operands, or one of them is not as long as `out`.
     pub fn run(&self, ops: &[&[u64]], out: &mut [u64], fallback: &mut Vec<usize>) -> bool {
-        if !self.supported() || !available() {
+        self.run_words(ops, out, fallback)
+    }
+
+    /// [`Kernel::run`] over words of another width, read and written as they are: `u32` for
+    /// f16, bf16 and f32, `u16` for f16 and bf16, `u64` for every format. Returns `false`,
+    /// computing nothing, where the words are narrower than the format or the format is f64 and
+    /// the words are not `u64`, as well as where [`Kernel::run`] does.
+    pub fn run_words<T: Word>(
+        &self,
+        ops: &[&[T]],
+        out: &mut [T],
+        fallback: &mut Vec<usize>,
+    ) -> bool {
+        let bits = 8 * core::mem::size_of::<T>();
+        let fits = match self.format {
+            Format::F64 => bits == 64,
+            Format::F32 => bits >= 32,
+            _ => true,
+        };
+        if !fits || !self.supported() || !available() {
             return false;
         }
         let n = self.op.inputs();
@@ -149,8 +210,9 @@ impl Kernel {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Format, Kernel, Op, Rounding, Steps};
+    use super::{Format, Kernel, Op, Rounding, Steps, Word};
     use core::arch::x86_64::*;
+    use core::mem::size_of;
 
     const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const ZERO: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
@@ -188,11 +250,21 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) fn run(k: &Kernel, ops: [&[u64]; 3], out: &mut [u64], fb: &mut Vec<usize>) {
+    pub(super) fn run<T: Word>(k: &Kernel, ops: [&[T]; 3], out: &mut [T], fb: &mut Vec<usize>) {
         use Rounding::*;
         let r = k.rounding;
         select!(r, i32, [Nearest => NEAREST, TowardZero => ZERO, Down => DOWN, Up => UP], |R| {
             if k.format == Format::F64 {
+                // `run_words` passes f64 kernels `u64` words only.
+                let (Some(a), Some(b), Some(c), Some(out)) = (
+                    T::as_u64(ops[0]),
+                    T::as_u64(ops[1]),
+                    T::as_u64(ops[2]),
+                    T::as_u64_mut(out),
+                ) else {
+                    return;
+                };
+                let ops = [a, b, c];
                 select!(k.op, u8, [
                     Op::Add => ADD, Op::Sub => SUB, Op::Mul => MUL, Op::Fma => FMA,
                     Op::Div => DIV, Op::Rcp => RCP, Op::Sqrt => SQRT
@@ -213,7 +285,7 @@ mod x86 {
                     select!(f, u8, [Format::F16 => F16, Format::Bf16 => BF16, _ => F32], |FMT| {
                         select!(flags, u8, [
                             0 => 0, 1 => 1, 2 => 2, 3 => 3, 4 => 4, 5 => 5, 6 => 6, _ => 7
-                        ], |FLAGS| narrow::<FMT, OP, R, FLAGS>(st, ops, out, fb))
+                        ], |FLAGS| narrow::<FMT, OP, R, FLAGS, T>(st, ops, out, fb))
                     })
                 })
             }
@@ -230,66 +302,94 @@ mod x86 {
         }
     }
 
-    /// 16 operands, as two vectors of 8.
+    /// 16 words as 32-bit lanes, and the lanes whose word has bits above `width` (16 or 32),
+    /// for the caller to report.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn load16(s: &[u64; 16]) -> [__m512i; 2] {
-        // SAFETY: `s` holds 16 u64: the two unaligned 64-byte loads stay inside it.
-        unsafe {
-            let p = s.as_ptr().cast::<i64>();
-            [_mm512_loadu_epi64(p), _mm512_loadu_epi64(p.add(8))]
+    fn load16<T: Word>(s: &[T; 16], width: u32) -> (__m512i, u16) {
+        let p = s.as_ptr();
+        match size_of::<T>() {
+            8 => {
+                // SAFETY: `s` holds 16 u64: the two unaligned 64-byte loads stay inside it.
+                let (lo, hi) = unsafe {
+                    let p = p.cast::<i64>();
+                    (_mm512_loadu_epi64(p), _mm512_loadu_epi64(p.add(8)))
+                };
+                let high = _mm512_set1_epi64(!((1i64 << width) - 1));
+                let wide = u16::from(_mm512_test_epi64_mask(lo, high))
+                    | u16::from(_mm512_test_epi64_mask(hi, high)) << 8;
+                let v = _mm512_inserti64x4::<1>(
+                    _mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo)),
+                    _mm512_cvtepi64_epi32(hi),
+                );
+                (v, wide)
+            }
+            4 => {
+                // SAFETY: `s` holds 16 u32: the unaligned 64-byte load stays inside it.
+                let v = unsafe { _mm512_loadu_si512(p.cast()) };
+                let wide = if width < 32 {
+                    _mm512_test_epi32_mask(v, set1(!((1u32 << width) - 1)))
+                } else {
+                    0
+                };
+                (v, wide)
+            }
+            _ => {
+                // SAFETY: `s` holds 16 u16: the unaligned 32-byte load stays inside it.
+                let v = unsafe { _mm256_loadu_si256(p.cast()) };
+                (_mm512_cvtepu16_epi32(v), 0)
+            }
         }
     }
 
-    /// 16 operands truncated to 32-bit lanes.
+    /// Stores 16 32-bit lanes as words (zero-extended or truncated to the word).
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn narrow_lanes([lo, hi]: [__m512i; 2]) -> __m512i {
-        _mm512_inserti64x4::<1>(
-            _mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo)),
-            _mm512_cvtepi64_epi32(hi),
-        )
-    }
-
-    /// Stores 16 32-bit lanes zero-extended.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512dq")]
-    fn store16(d: &mut [u64; 16], v: __m512i) {
-        let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(v));
-        let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(v));
-        // SAFETY: `d` holds 16 u64: the two unaligned 64-byte stores stay inside it.
-        unsafe {
-            let p = d.as_mut_ptr().cast::<i64>();
-            _mm512_storeu_epi64(p, lo);
-            _mm512_storeu_epi64(p.add(8), hi);
+    fn store16<T: Word>(d: &mut [T; 16], v: __m512i) {
+        let p = d.as_mut_ptr();
+        match size_of::<T>() {
+            8 => {
+                let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(v));
+                // SAFETY: `d` holds 16 u64: the two unaligned 64-byte stores stay inside it.
+                unsafe {
+                    let p = p.cast::<i64>();
+                    _mm512_storeu_epi64(p, lo);
+                    _mm512_storeu_epi64(p.add(8), hi);
+                }
+            }
+            // SAFETY: `d` holds 16 u32: the unaligned 64-byte store stays inside it.
+            4 => unsafe { _mm512_storeu_si512(p.cast(), v) },
+            // SAFETY: `d` holds 16 u16: the unaligned 32-byte store stays inside it.
+            _ => unsafe { _mm256_storeu_si256(p.cast(), _mm512_cvtepi32_epi16(v)) },
         }
     }
 
     /// Runs `lanes` over groups of `N` elements, the last one padded with zeros.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn groups<const N: usize>(
-        ops: [&[u64]; 3],
-        out: &mut [u64],
+    fn groups<const N: usize, T: Word>(
+        ops: [&[T]; 3],
+        out: &mut [T],
         fb: &mut Vec<usize>,
-        mut lanes: impl FnMut([&[u64; N]; 3], &mut [u64; N]) -> u32,
+        mut lanes: impl FnMut([&[T; N]; 3], &mut [T; N]) -> u32,
     ) {
         let n = out.len();
         let mut j = 0;
         while j + N <= n {
-            let arg = |k: usize| <&[u64; N]>::try_from(&ops[k][j..j + N]).unwrap();
-            let dst = <&mut [u64; N]>::try_from(&mut out[j..j + N]).unwrap();
+            let arg = |k: usize| <&[T; N]>::try_from(&ops[k][j..j + N]).unwrap();
+            let dst = <&mut [T; N]>::try_from(&mut out[j..j + N]).unwrap();
             let m = lanes([arg(0), arg(1), arg(2)], dst);
             push(fb, j, m, N);
             j += N;
         }
         if j < n {
             let len = n - j;
-            let mut pad = [[0u64; N]; 3];
+            let mut pad = [[T::default(); N]; 3];
             for (p, s) in pad.iter_mut().zip(ops) {
                 p[..len].copy_from_slice(&s[j..]);
             }
-            let mut dst = [0u64; N];
+            let mut dst = [T::default(); N];
             let m = lanes([&pad[0], &pad[1], &pad[2]], &mut dst);
             out[j..].copy_from_slice(&dst[..len]);
             push(fb, j, m, len);
@@ -358,28 +458,24 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn narrow<const FMT: u8, const OP: u8, const R: i32, const FLAGS: u8>(
+    fn narrow<const FMT: u8, const OP: u8, const R: i32, const FLAGS: u8, T: Word>(
         s: &Steps,
-        ops: [&[u64]; 3],
-        out: &mut [u64],
+        ops: [&[T]; 3],
+        out: &mut [T],
         fb: &mut Vec<usize>,
     ) {
-        let high = _mm512_set1_epi64(if FMT == F32 { !0xFFFF_FFFF } else { !0xFFFF });
-        groups::<16>(ops, out, fb, |[a, b, c], dst| {
-            let (a, b) = (load16(a), load16(b));
-            let c = if OP == FMA {
-                load16(c)
+        let width = if FMT == F32 { 32 } else { 16 };
+        groups::<16, T>(ops, out, fb, |[a, b, c], dst| {
+            // Operands with bits above the format's width are left to the caller to report.
+            let ((a, wa), (b, wb)) = (load16(a, width), load16(b, width));
+            let (c, wc) = if OP == FMA {
+                load16(c, width)
             } else {
-                [_mm512_setzero_si512(); 2]
+                (_mm512_setzero_si512(), 0)
             };
-            // Operands with bits above the format's width, for the caller to report.
-            let any = |h: usize| _mm512_or_si512(_mm512_or_si512(a[h], b[h]), c[h]);
-            let wide = u16::from(_mm512_test_epi64_mask(any(0), high))
-                | u16::from(_mm512_test_epi64_mask(any(1), high)) << 8;
-            let (r, more) =
-                narrow16::<FMT, OP, R, FLAGS>(s, narrow_lanes(a), narrow_lanes(b), narrow_lanes(c));
+            let (r, more) = narrow16::<FMT, OP, R, FLAGS>(s, a, b, c);
             store16(dst, r);
-            u32::from(wide | more)
+            u32::from(wa | wb | wc | more)
         });
     }
 
@@ -557,7 +653,7 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512dq")]
     fn wide<const OP: u8, const R: i32>(ops: [&[u64]; 3], out: &mut [u64], fb: &mut Vec<usize>) {
-        groups::<8>(ops, out, fb, |[a, b, c], dst| {
+        groups::<8, u64>(ops, out, fb, |[a, b, c], dst| {
             // SAFETY: each array holds 8 u64: every 64-byte access stays inside it.
             let load = |s: &[u64; 8]| {
                 _mm512_castsi512_pd(unsafe { _mm512_loadu_epi64(s.as_ptr().cast()) })

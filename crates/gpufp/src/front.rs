@@ -191,8 +191,8 @@ impl Prepared {
     }
 
     /// Every element's result over arrays of machine words: operands of the instruction's width
-    /// (`u16`, `u32` or `u64`, lane 0 in the low bits), results of the same width, or one byte
-    /// (`u8`, `bool`) for `testp`'s predicate. An operand of length 1 stands for every element.
+    /// (`u16`, `u32` or `u64`, lane 0 in the low bits), results of the same width (`testp`: 0 or
+    /// 1), or one byte (`u8`, `bool`) for `testp`'s predicate. An operand of length 1 stands for every element.
     /// Blocks of elements go through [`fast::eval_slice`], on up to `threads` threads (each on
     /// a contiguous part of at least [`MIN_PART`] elements). On elements that do not evaluate,
     /// the lowest such index is reported; other results may be partly written.
@@ -210,10 +210,9 @@ impl Prepared {
                 T::BITS
             )));
         }
-        let result_bits = if self.is_predicate() { 8 } else { width };
-        if R::BITS != result_bits {
+        if R::BITS != width && !(self.is_predicate() && R::BITS == 8) {
             return Err(SliceError::Shape(format!(
-                "`{}` gives {result_bits}-bit results, got {}-bit words to hold them",
+                "`{}` gives {width}-bit results, got {}-bit words to hold them",
                 self.instr,
                 R::BITS
             )));
@@ -257,8 +256,8 @@ impl Prepared {
         results.into_iter().collect()
     }
 
-    /// The elements `start..start + out.len()` of [`Prepared::eval_words`], block by block, or
-    /// in one call where the words are already `u64` and every operand is whole.
+    /// The elements `start..start + out.len()` of [`Prepared::eval_words`]: the words as they are
+    /// where a path takes them, else widened block by block.
     fn words_part<T: Word, R: Word>(
         &self,
         ops: &[&[T]],
@@ -266,34 +265,72 @@ impl Prepared {
         start: usize,
     ) -> Result<(), SliceError> {
         let len = out.len();
-        let whole: Option<Vec<&[u64]>> = ops
-            .iter()
-            // Operands are whole (all elements) or of length 1 (every element).
-            .map(|s| T::as_u64(s).filter(|s| s.len() != 1 || (start == 0 && len == 1)))
-            .map(|s| s.map(|s| &s[start..start + len]))
-            .collect();
-        if let (Some(whole), Some(out)) = (whole, R::as_u64_mut(out)) {
-            return self.eval_slice(&whole, out).map_err(|e| match e {
-                SliceError::Eval { index, error } => SliceError::Eval {
-                    index: start + index,
-                    error,
-                },
-                shape => shape,
-            });
+        // Operands are whole (all elements) or of length 1 (every element): this part of the
+        // whole ones, as words of type `W`, or `None`.
+        fn part<'s, T, W: 's>(
+            ops: &[&'s [T]],
+            view: impl Fn(&'s [T]) -> Option<&'s [W]>,
+            start: usize,
+            len: usize,
+        ) -> Option<Vec<&'s [W]>> {
+            ops.iter()
+                .map(|s| {
+                    let s = view(s).filter(|s| s.len() != 1 || (start == 0 && len == 1))?;
+                    Some(&s[start..start + len])
+                })
+                .collect()
         }
+        let offset = |e| match e {
+            SliceError::Eval { index, error } => SliceError::Eval {
+                index: start + index,
+                error,
+            },
+            shape => shape,
+        };
+        // The words as they are: u64 for the slice path, u16 and u32 for AVX-512 kernels.
+        if let Some(out) = R::as_u64_mut(out) {
+            if let Some(ops) = part(ops, T::as_u64, start, len) {
+                return self.eval_slice(&ops, out).map_err(offset);
+            }
+            return self.words_blocks(ops, out, start);
+        }
+        if let (Some(out), Some(ops)) = (R::as_u32_mut(out), part(ops, T::as_u32, start, len)) {
+            if let Some(r) = fast::eval_words_simd(self.effective(), &ops, &self.ctx, out) {
+                return r.map_err(offset);
+            }
+        }
+        if let (Some(out), Some(ops)) = (R::as_u16_mut(out), part(ops, T::as_u16, start, len)) {
+            if let Some(r) = fast::eval_words_simd(self.effective(), &ops, &self.ctx, out) {
+                return r.map_err(offset);
+            }
+        }
+        self.words_blocks(ops, out, start)
+    }
+
+    /// The elements `start..start + out.len()` of [`Prepared::eval_words`], widened to `u64`
+    /// block by block for [`Prepared::eval_slice`].
+    fn words_blocks<T: Word, R: Word>(
+        &self,
+        ops: &[&[T]],
+        out: &mut [R],
+        start: usize,
+    ) -> Result<(), SliceError> {
         let mut bufs = [[0u64; WORD_BLOCK]; 3];
         let mut res = [0u64; WORD_BLOCK];
+        let level = fast::detected();
         for (n, chunk) in out.chunks_mut(WORD_BLOCK).enumerate() {
             let at = start + n * WORD_BLOCK;
             let len = chunk.len();
             for (buf, s) in bufs.iter_mut().zip(ops) {
                 match s {
                     [x] => buf[..len].fill(x.to_u64()),
-                    _ => {
-                        for (b, x) in buf[..len].iter_mut().zip(&s[at..at + len]) {
-                            *b = x.to_u64();
-                        }
-                    }
+                    _ => gpufp_dispatch::run_at(
+                        level,
+                        Widen {
+                            from: &s[at..at + len],
+                            to: &mut buf[..len],
+                        },
+                    ),
                 }
             }
             let [a, b, c] = &bufs;
@@ -306,9 +343,13 @@ impl Prepared {
                     },
                     shape => shape,
                 })?;
-            for (r, x) in chunk.iter_mut().zip(&res[..len]) {
-                *r = R::from_u64(*x);
-            }
+            gpufp_dispatch::run_at(
+                level,
+                Narrow {
+                    from: &res[..len],
+                    to: chunk,
+                },
+            );
         }
         Ok(())
     }
@@ -459,11 +500,23 @@ pub trait Word: Copy + Send + Sync {
     fn to_u64(self) -> u64;
     /// The low `BITS` bits of `x` (a predicate: whether `x` is not zero).
     fn from_u64(x: u64) -> Self;
-    /// The words themselves where they are `u64`: no conversion is needed.
+    /// The words themselves where they are `u64`, `u32`, `u16`: no conversion is needed.
     fn as_u64(_: &[Self]) -> Option<&[u64]> {
         None
     }
     fn as_u64_mut(_: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
+    fn as_u32(_: &[Self]) -> Option<&[u32]> {
+        None
+    }
+    fn as_u32_mut(_: &mut [Self]) -> Option<&mut [u32]> {
+        None
+    }
+    fn as_u16(_: &[Self]) -> Option<&[u16]> {
+        None
+    }
+    fn as_u16_mut(_: &mut [Self]) -> Option<&mut [u16]> {
         None
     }
 }
@@ -487,7 +540,7 @@ impl Word for u64 {
 }
 
 macro_rules! word {
-    ($($t:ty),*) => {$(
+    ($t:ty $(, $as:ident, $as_mut:ident)?) => {
         impl Word for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline(always)]
@@ -498,11 +551,21 @@ macro_rules! word {
             fn from_u64(x: u64) -> Self {
                 x as $t
             }
+            $(
+                fn $as(s: &[Self]) -> Option<&[Self]> {
+                    Some(s)
+                }
+                fn $as_mut(s: &mut [Self]) -> Option<&mut [Self]> {
+                    Some(s)
+                }
+            )?
         }
-    )*};
+    };
 }
 
-word!(u8, u16, u32);
+word!(u8);
+word!(u16, as_u16, as_u16_mut);
+word!(u32, as_u32, as_u32_mut);
 
 impl Word for bool {
     const BITS: u32 = 8;
@@ -513,6 +576,38 @@ impl Word for bool {
     #[inline(always)]
     fn from_u64(x: u64) -> Self {
         x != 0
+    }
+}
+
+/// Words widened to `u64`, compiled per SIMD level (the loop vectorizes to the level's width).
+struct Widen<'a, T> {
+    from: &'a [T],
+    to: &'a mut [u64],
+}
+
+impl<T: Word> gpufp_dispatch::Job for Widen<'_, T> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const HW_FMA: bool>(self) {
+        for (d, s) in self.to.iter_mut().zip(self.from) {
+            *d = s.to_u64();
+        }
+    }
+}
+
+/// `u64` results narrowed to words, compiled per SIMD level.
+struct Narrow<'a, R> {
+    from: &'a [u64],
+    to: &'a mut [R],
+}
+
+impl<R: Word> gpufp_dispatch::Job for Narrow<'_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const HW_FMA: bool>(self) {
+        for (d, s) in self.to.iter_mut().zip(self.from) {
+            *d = R::from_u64(*s);
+        }
     }
 }
 

@@ -74,6 +74,10 @@ fn eval_words_predicates_are_bytes() {
     let mut bytes = [9u8; 4];
     p.eval_words(&[&ops], &mut bytes, 1).unwrap();
     assert_eq!(bytes, [1, 0, 1, 0]);
+    let mut words = [9u32; 4];
+    p.eval_words(&[&ops], &mut words, 1).unwrap();
+    assert_eq!(words, [1, 0, 1, 0]);
+    assert!(p.eval_words(&[&ops], &mut [0u16; 4], 1).is_err());
 }
 
 #[test]
@@ -193,4 +197,146 @@ fn cases_are_the_model_results() {
         n += 1;
     }
     assert_eq!(n, 100);
+}
+
+/// Every f16, bf16 and f32 kernel variant over its own words (`u16`, `u32`: the AVX-512
+/// kernels read them as they are where the CPU has them) against `ptx::eval` element by element,
+/// on special values of the format in every pair and random bit patterns, with a length that
+/// leaves a partial group.
+#[test]
+fn typed_kernels_are_eval_per_element() {
+    fn check<T: gpufp::front::Word + TryFrom<u64>>(text: &str, special: &[u64]) -> bool {
+        let Ok(p) = Prepared::new(text, &Options::default()) else {
+            return false;
+        };
+        let n = p.inputs();
+        let mask = (1u64 << p.width()) - 1;
+        let mut cols: Vec<Vec<u64>> = vec![Vec::new(); n];
+        for (j, &x) in special.iter().enumerate() {
+            for &y in special {
+                cols[0].push(x);
+                if n > 1 {
+                    cols[1].push(y);
+                }
+                if n > 2 {
+                    cols[2].push(special[(j * 7 + 3) % special.len()]);
+                }
+            }
+        }
+        for j in 0..3001u64 {
+            for (k, c) in cols.iter_mut().enumerate() {
+                c.push(mix(j * 5 + k as u64) & mask);
+            }
+        }
+        let typed: Vec<Vec<T>> = cols
+            .iter()
+            .map(|c| c.iter().map(|&x| T::try_from(x).ok().unwrap()).collect())
+            .collect();
+        let views: Vec<&[T]> = typed.iter().map(Vec::as_slice).collect();
+        let len = cols[0].len();
+        let mut out = vec![T::from_u64(0); len];
+        p.eval_words(&views, &mut out, 1).unwrap();
+        for (j, r) in out.iter().enumerate() {
+            let ops: Vec<u64> = cols.iter().map(|c| c[j]).collect();
+            let want = ptx::eval(p.effective(), &ops, &p.ctx).unwrap();
+            assert_eq!(r.to_u64(), want, "{text} {ops:x?}");
+        }
+        true
+    }
+    let half = [
+        0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3BFF, 0x3C01, 0x7BFF,
+        0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x7FFF, 0x3800, 0x0200,
+    ];
+    let bf = [
+        0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x3F80, 0xBF80, 0x3F7F, 0x3F81, 0x7F7F, 0xFF7F,
+        0x7F80, 0xFF80, 0x7FC0, 0x7F81, 0x7FFF, 0x3F00, 0x0040,
+    ];
+    let single = [
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x0080_0000,
+        0x8080_0000,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x3F7F_FFFF,
+        0x3F80_0001,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001,
+        0x7FFF_FFFF,
+        0x3F00_0000,
+        0x0040_0000,
+        0x1F80_0000,
+    ];
+    let mut ran = 0;
+    for op in ["add", "sub", "mul", "fma"] {
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            for steps in [
+                "",
+                ".ftz",
+                ".sat",
+                ".ftz.sat",
+                ".relu",
+                ".oob",
+                ".oob.relu",
+                ".ftz.relu",
+            ] {
+                let spell = |ty: &str| format!("{op}.{rnd}{steps}.{ty}");
+                ran += usize::from(check::<u16>(&spell("f16"), &half));
+                ran += usize::from(check::<u16>(&spell("bf16"), &bf));
+                ran += usize::from(check::<u32>(&spell("f32"), &single));
+            }
+        }
+    }
+    assert!(ran > 80, "{ran} variants");
+}
+
+/// Every pair of 16-bit operands (`fma` with three addends) through the `u16` word path against
+/// the `u64` slice path, whose kernels `tests/fast.rs` holds against the integer core on every
+/// pair: `cargo test --release -p gpufp --test front -- --ignored --nocapture`.
+/// `GPUFP_FRONT_VARIANTS=add.rz.ftz.bf16,...` picks the variants.
+#[test]
+#[ignore]
+fn typed_kernels_exhaustive_16() {
+    let list = std::env::var("GPUFP_FRONT_VARIANTS").unwrap_or_else(|_| {
+        "add.rn.f16,sub.rn.ftz.sat.f16,mul.rn.bf16,add.rn.bf16,fma.rn.ftz.sat.f16,fma.rn.oob.relu.bf16,fma.rn.relu.f16".into()
+    });
+    for text in list.split(',') {
+        let p = prepared(text);
+        let addends: &[u16] = if p.inputs() == 3 {
+            &[0xBC01, 0x8000, 0x8001]
+        } else {
+            &[0]
+        };
+        let t = std::time::Instant::now();
+        let a: Vec<u16> = (0..=u16::MAX).collect();
+        let a64: Vec<u64> = a.iter().map(|&x| x.into()).collect();
+        let (mut w, mut s) = (vec![0u16; a.len()], vec![0u64; a.len()]);
+        for &c in addends {
+            let c16 = vec![c; a.len()];
+            let c64 = vec![u64::from(c); a.len()];
+            for b in 0..=u16::MAX {
+                let b16 = vec![b; a.len()];
+                let b64 = vec![u64::from(b); a.len()];
+                let (ops16, ops64): (Vec<&[u16]>, Vec<&[u64]>) = match p.inputs() {
+                    2 => (vec![&a, &b16], vec![&a64, &b64]),
+                    _ => (vec![&a, &b16, &c16], vec![&a64, &b64, &c64]),
+                };
+                p.eval_words(&ops16, &mut w, 1).unwrap();
+                p.eval_slice(&ops64, &mut s).unwrap();
+                let same = w.iter().zip(&s).all(|(x, y)| u64::from(*x) == *y);
+                assert!(same, "{text}: b = {b:#06x}, c = {c:#06x}");
+            }
+        }
+        println!(
+            "{text}: every pair identical ({:.1} s)",
+            t.elapsed().as_secs_f64()
+        );
+    }
 }

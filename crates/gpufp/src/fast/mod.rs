@@ -167,6 +167,42 @@ pub fn eval_slice(
     eval_slice_at(Level::V4, i, ops, ctx, out)
 }
 
+/// [`eval_slice`] over words of the operands' width (`u16` for f16 and bf16, `u32` for f32),
+/// read and written as they are by an AVX-512 kernel; `None`, computing nothing, where no such
+/// kernel computes `i` on this CPU (the caller widens the words to `u64` for [`eval_slice`]).
+/// The elements a kernel leaves go to the integer core, as in [`eval_slice`].
+pub fn eval_words_simd<T>(
+    i: &Instr,
+    ops: &[&[T]],
+    ctx: &Context,
+    out: &mut [T],
+) -> Option<Result<(), SliceError>>
+where
+    T: gpufp_simd::Word + Into<u64> + TryFrom<u64>,
+{
+    if detected() != Level::V4
+        || ops.len() != usize::from(i.inputs)
+        || ops.iter().any(|s| s.len() != out.len())
+    {
+        return None;
+    }
+    let k = Kernel::for_instr(i, ctx)?.simd();
+    let mut fallback = Vec::new();
+    if !k.run_words(ops, out, &mut fallback) {
+        return None;
+    }
+    for index in fallback {
+        let x = [0, 1, 2].map(|k| ops.get(k).map_or(0, |s| s[index].into()));
+        let r = match eval(i, &x[..ops.len()], ctx) {
+            Ok(r) => r,
+            Err(error) => return Some(Err(SliceError::Eval { index, error })),
+        };
+        // A result has the operands' width.
+        out[index] = T::try_from(r).ok()?;
+    }
+    Some(Ok(()))
+}
+
 /// [`eval_slice`] with the kernels compiled for `level` (or the best level of the CPU, if lower):
 /// for tests and benchmarks of each level.
 pub fn eval_slice_at(
