@@ -28,7 +28,8 @@ typedef enum gpufp_status {
   GPUFP_ERR_OPTIONS = 4,
   // A null pointer, or counts, lengths or widths that do not fit the instruction.
   GPUFP_ERR_ARGUMENT = 5,
-  // An element did not evaluate (`index` names it).
+  // An element of an array call did not evaluate (`index` names it; its operand is wider
+  // than the type), or the instruction is one the model does not evaluate.
   GPUFP_ERR_EVAL = 6,
   // The caller's buffer is too small; what fits was written, NUL-terminated.
   GPUFP_ERR_BUFFER = 7,

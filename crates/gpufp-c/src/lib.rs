@@ -11,6 +11,7 @@
 
 use gpufp::fast::SliceError;
 use gpufp::front::{self, Options, Prepared, Word};
+use gpufp::ptx::EvalError;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -31,7 +32,8 @@ pub enum gpufp_status {
     GPUFP_ERR_OPTIONS = 4,
     /// A null pointer, or counts, lengths or widths that do not fit the instruction.
     GPUFP_ERR_ARGUMENT = 5,
-    /// An element did not evaluate (`index` names it).
+    /// An element of an array call did not evaluate (`index` names it; its operand is wider
+    /// than the type), or the instruction is one the model does not evaluate.
     GPUFP_ERR_EVAL = 6,
     /// The caller's buffer is too small; what fits was written, NUL-terminated.
     GPUFP_ERR_BUFFER = 7,
@@ -123,7 +125,9 @@ impl From<front::Error> for Failure {
                 ..Failure::new(GPUFP_ERR_OPERAND, message)
             },
             front::Error::Policy(_) => Failure::new(GPUFP_ERR_POLICY, message),
-            front::Error::Eval(_) => Failure::new(GPUFP_ERR_EVAL, message),
+            // The operands do not fit the instruction: their count or width.
+            front::Error::Eval(EvalError::Operands(_)) => Failure::argument(message),
+            front::Error::Eval(EvalError::Unsupported(_)) => Failure::new(GPUFP_ERR_EVAL, message),
         }
     }
 }

@@ -242,12 +242,22 @@ static void errors(void) {
 
     gpufp_instr *i = parse("add.rn.f32");
     uint64_t ops[2] = {0x3F800000, 0x3F800000}, r;
-    CHECK(gpufp_eval(i, ops, 1, &r) == GPUFP_ERR_EVAL, "one operand for add");
+    CHECK(gpufp_eval(i, ops, 1, &r) == GPUFP_ERR_ARGUMENT, "one operand for add");
     CHECK(gpufp_eval(i, NULL, 2, &r) == GPUFP_ERR_ARGUMENT, "null operands");
     CHECK(gpufp_eval(i, ops, 2, NULL) == GPUFP_ERR_ARGUMENT, "null result");
     CHECK(gpufp_eval(NULL, ops, 2, &r) == GPUFP_ERR_ARGUMENT, "null instr");
     uint64_t wide[2] = {0x13F800000ULL, 0};
-    CHECK(gpufp_eval(i, wide, 2, &r) == GPUFP_ERR_EVAL, "operand wider than 32 bits");
+    CHECK(gpufp_eval(i, wide, 2, &r) == GPUFP_ERR_ARGUMENT, "operand wider than 32 bits");
+    gpufp_instr *d = parse("add.rn.f64");
+    uint64_t w64[3] = {0, 0, 0}, r64[3];
+    const uint64_t *pw[2] = {w64, w64};
+    CHECK(gpufp_eval_u64(d, pw, 2, 3, r64, &err) == GPUFP_OK, "f64 array");
+    gpufp_instr_free(d);
+    d = parse("add.rn.f16");
+    uint16_t w16[3] = {0x3C00, 0x3C00, 0x3C00}, r16[3];
+    const uint16_t *p16[2] = {w16, w16};
+    CHECK(gpufp_eval_u16(d, p16, 2, 3, r16, &err) == GPUFP_OK && r16[2] == 0x4000, "f16 array");
+    gpufp_instr_free(d);
     uint16_t h[2] = {0, 0}, hr[2];
     const uint16_t *hp[2] = {h, h};
     CHECK(gpufp_eval_u16(i, hp, 2, 2, hr, &err) == GPUFP_ERR_ARGUMENT &&
@@ -296,7 +306,7 @@ static void explanations_and_policies(void) {
     char *s = gpufp_explain_alloc(i, ops, 2, &err);
     CHECK(s && strcmp(s, want) == 0, "explain_alloc");
     gpufp_string_free(s);
-    CHECK(gpufp_explain_alloc(i, ops, 1, &err) == NULL && err.status == GPUFP_ERR_EVAL,
+    CHECK(gpufp_explain_alloc(i, ops, 1, &err) == NULL && err.status == GPUFP_ERR_ARGUMENT,
           "explain wrong count");
     gpufp_instr_free(i);
 
