@@ -302,3 +302,20 @@ fn packed_operands_as_lanes() {
         .unwrap()
         .contains("2 lanes, got 1"));
 }
+
+/// Regressions: an exponent at `i64`'s end saturates (it wrapped to 1 before), and a short
+/// bit pattern for a packed operand is refused rather than zero-filling the upper lane.
+#[test]
+fn huge_exponents_and_short_packed_bits() {
+    let o = gpufp(&["eval", "add.f32", "1e9223372036854775807", "1"], "");
+    assert!(stdout(&o).starts_with("0x7f800000\n"), "{}", stdout(&o));
+    let o = gpufp(&["eval", "add.f32", "-1e-9223372036854775808", "0"], "");
+    assert!(stdout(&o).starts_with("0x00000000\n"), "{}", stdout(&o));
+    let o = gpufp(&["eval", "add.rn.f16x2", "0x3c00", "0x3c003c00"], "");
+    assert!(!o.status.success());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("operand 1: `0x3c00` has 4 hex digits; a `.f16x2` operand's bits have 8"),
+        "{err}"
+    );
+}

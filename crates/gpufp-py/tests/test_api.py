@@ -201,6 +201,8 @@ def test_errors_name_what_and_where() -> None:
         gpufp.eval("min.NaN.f32", 1, 1, target="sm_70")
     with pytest.raises(gpufp.Error, match="operand 2: `zz` is not a number"):
         gpufp.eval("add.f32", 1, "zz")
+    with pytest.raises(gpufp.Error, match="`0x3c00` has 4 hex digits"):
+        gpufp.eval("add.rn.f16x2", "0x3c00", np.uint32(0))
     with pytest.raises(gpufp.Error, match="wider than the 16-bit"):
         gpufp.eval("add.rn.f16", "0x10000", 1)
     with pytest.raises(gpufp.Error, match=r"takes 2 operand\(s\), got 3"):
@@ -373,7 +375,7 @@ def test_large_arrays_on_all_cores_equal_the_scalar_path(instr: str) -> None:
     ops = [rng.integers(0, 1 << i.width, n, dtype=np.uint64).astype(words) for _ in range(i.inputs)]
     got = i(*ops)
     for j in list(range(0, n, 997)) + [n - 1]:
-        assert int(got[j]) == i.explain(*(f"0x{int(o[j]):x}" for o in ops)).result
+        assert int(got[j]) == i.explain(*(f"0x{int(o[j]):0{i.width // 4}x}" for o in ops)).result
 
 
 def test_concurrent_calls_from_threads() -> None:

@@ -86,7 +86,7 @@ def test_batch_agrees(tmp_path: pathlib.Path) -> None:
         ops = [interesting(i.width, per, rng) for _ in range(n)]
         got = i(*ops)
         for j in range(per):
-            lines.append(" ".join([text] + [f"0x{int(o[j]):x}" for o in ops]))
+            lines.append(" ".join([text] + [f"0x{int(o[j]):0{i.width // 4}x}" for o in ops]))
             r = int(got[j])
             expected.append(str(r) if got.dtype == np.bool_ else f"0x{r:0{i.width // 4}x}")
     path = tmp_path / "cases.txt"

@@ -6,27 +6,61 @@ use crate::round::{Round, Rounding, Unrounded};
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
-/// The parts of `[-]digits[.digits][(e|E)[+-]digits]`: sign, all digits as one integer, and the
-/// power of ten that scales it.
-fn split(text: &str) -> Option<(bool, BigUint, i64)> {
+/// Significant digits kept from a literal: every f64 rounding boundary (a representable value or
+/// a midpoint) has at most 767, so digits past these can only tell that the value lies above
+/// the kept ones, which one more nonzero digit says as well.
+const KEEP: usize = 800;
+
+/// The parts of `[-]digits[.digits][(e|E)[+-]digits]`: sign, the significant digits as one
+/// integer (at most [`KEEP`] + 1 of them), their count, and the power of ten that scales them.
+/// Exponents beyond `i64` saturate; the cost is linear in the text's length.
+fn split(text: &str) -> Option<(bool, BigUint, usize, i64)> {
     let (neg, body) = match text.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     let (mantissa, exp) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()?),
+        Some(i) => (&body[..i], exponent(&body[i + 1..])?),
         None => (body, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = || int.chars().chain(frac.chars());
+    let digits = || int.bytes().chain(frac.bytes());
     if int.len() + frac.len() == 0 || !digits().all(|c| c.is_ascii_digit()) {
         return None;
     }
-    let mut value = BigUint::zero();
-    for c in digits() {
-        value = value * 10u32 + c.to_digit(10)?;
+    let mut sig: Vec<u8> = digits().skip_while(|&c| c == b'0').collect();
+    let mut exp10 = exp.saturating_sub(frac.len() as i64);
+    if sig.len() > KEEP {
+        let sticky = sig[KEEP..].iter().any(|&c| c != b'0');
+        exp10 = exp10.saturating_add((sig.len() - KEEP) as i64);
+        sig.truncate(KEEP);
+        if sticky {
+            sig.push(b'1');
+            exp10 = exp10.saturating_sub(1);
+        }
     }
-    Some((neg, value, exp.checked_sub(frac.len() as i64)?))
+    let value = BigUint::parse_bytes(&sig, 10).unwrap_or_default();
+    Some((neg, value, sig.len(), exp10))
+}
+
+/// A decimal exponent `[+-]digits`, saturated to `i64`.
+fn exponent(text: &str) -> Option<i64> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.bytes().try_fold(0i64, |v, c| {
+        v.checked_mul(10)?.checked_add(i64::from(c - b'0'))
+    });
+    Some(match (magnitude, neg) {
+        (Some(m), true) => -m,
+        (Some(m), false) => m,
+        (None, true) => i64::MIN,
+        (None, false) => i64::MAX,
+    })
 }
 
 /// The top bits of `n` as a significand of at most 127 bits, lower bits jammed into bit 0.
@@ -47,11 +81,11 @@ fn to_unrounded(neg: bool, n: &BigUint, exp: i64) -> Unrounded {
 /// Values beyond every format's range are clamped to a stand-in that rounds the same way (a huge
 /// or tiny nonzero value), so exponents like `1e999999` cost nothing.
 pub fn parse<F: Format>(text: &str, round: Round) -> Option<F> {
-    let (neg, digits, exp10) = split(text)?;
+    let (neg, digits, count, exp10) = split(text)?;
     if digits.is_zero() {
         return Some(F::zero(neg));
     }
-    let magnitude10 = exp10 + digits.to_string().len() as i64;
+    let magnitude10 = exp10.saturating_add(count as i64);
     let r = Rounding::ieee(round);
     if magnitude10 > 400 {
         return Some(
@@ -188,6 +222,82 @@ pub fn round_trip_digits<F: Format>() -> u32 {
 mod tests {
     use super::*;
     use crate::format::{BF16, F16, F32, F64};
+
+    /// Exponents at and past `i64`'s ends saturate instead of wrapping.
+    #[test]
+    fn huge_exponents() {
+        let inf = Some(F32(0x7F80_0000));
+        assert_eq!(parse::<F32>("1e9223372036854775807", Round::Rn), inf);
+        assert_eq!(parse::<F32>("123.5e9223372036854775807", Round::Rn), inf);
+        assert_eq!(parse::<F32>("1e99999999999999999999999", Round::Rn), inf);
+        assert_eq!(
+            parse::<F32>("1e9223372036854775807", Round::Rz),
+            Some(F32(0x7F7F_FFFF))
+        );
+        let zero = Some(F32(0));
+        assert_eq!(parse::<F32>("1e-9223372036854775808", Round::Rn), zero);
+        assert_eq!(parse::<F32>("0.5e-9223372036854775808", Round::Rn), zero);
+        assert_eq!(
+            parse::<F32>("1e-99999999999999999999999", Round::Rp),
+            Some(F32(1))
+        );
+        assert_eq!(
+            parse::<F32>("-0e99999999999999999999999", Round::Rn),
+            Some(F32(0x8000_0000))
+        );
+        assert_eq!(parse::<F32>("1e+5", Round::Rn), Some(F32(0x47C3_5000)));
+        assert_eq!(parse::<F32>("1e", Round::Rn), None);
+        assert_eq!(parse::<F32>("1e+", Round::Rn), None);
+        assert_eq!(parse::<F32>("1e1.5", Round::Rn), None);
+    }
+
+    /// Digits past the kept ones decide only whether the value lies above them: a tie followed
+    /// by a far nonzero digit rounds up, followed by zeros stays a tie.
+    #[test]
+    fn long_literals() {
+        // 1 + 2^-24 is the tie between 1 and the next f32; 2^-24 = 5.9604644775390625e-8.
+        let tie = "1.000000059604644775390625";
+        assert_eq!(parse::<F32>(tie, Round::Rn), Some(F32(0x3F80_0000)));
+        let zeros = "0".repeat(5000);
+        let above = format!("{tie}{zeros}1");
+        assert_eq!(parse::<F32>(&above, Round::Rn), Some(F32(0x3F80_0001)));
+        assert_eq!(
+            parse::<F32>(&format!("{tie}{zeros}"), Round::Rn),
+            Some(F32(0x3F80_0000))
+        );
+        let below = format!("1.000000059604644775390624{}", "9".repeat(5000));
+        assert_eq!(parse::<F32>(&below, Round::Rn), Some(F32(0x3F80_0000)));
+        // Leading zeros are not significant digits.
+        let lead = format!("{}{tie}", "0".repeat(5000));
+        assert_eq!(parse::<F32>(&lead, Round::Rn), Some(F32(0x3F80_0000)));
+        assert_eq!(
+            parse::<F64>(&format!("0.{}1", "0".repeat(5000)), Round::Rp),
+            Some(F64(1))
+        );
+    }
+
+    /// The cost is linear in the literal's length: doubling a long literal does not quadruple
+    /// its time (the bound leaves room for a noisy machine).
+    #[test]
+    fn linear_cost() {
+        let time = |n: usize| {
+            let text = format!("1.{}", "3".repeat(n));
+            let t = std::time::Instant::now();
+            for _ in 0..5 {
+                assert_eq!(
+                    parse::<F64>(&text, Round::Rn),
+                    Some(F64(0x3FF5_5555_5555_5555))
+                );
+            }
+            t.elapsed().as_secs_f64()
+        };
+        time(1 << 16);
+        let (small, large) = (time(1 << 19), time(1 << 20));
+        assert!(
+            large < 3.0 * small + 0.01,
+            "2^19 digits {small} s, 2^20 digits {large} s"
+        );
+    }
 
     #[test]
     fn simple_values() {

@@ -77,6 +77,17 @@ pub fn parse_value(text: &str, ty: Type) -> Result<u64, String> {
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         let v = u64::from_str_radix(hex, 16)
             .map_err(|_| format!("`{text}` is not a hexadecimal bit pattern"))?;
+        // A packed operand's bits name every lane: a short pattern would zero the upper lanes
+        // without saying so.
+        let full = (width / 4) as usize;
+        if ty.lanes() > 1 && hex.len() < full {
+            return Err(format!(
+                "`{text}` has {} hex digits; a `.{}` operand's bits have {full} (lane 0 in the \
+                 low half), or give its lanes `{{lane0, lane1}}`",
+                hex.len(),
+                ty.name()
+            ));
+        }
         if width < 64 && v >> width != 0 {
             return Err(format!(
                 "`{text}` is wider than the {width}-bit `.{}` operand",
@@ -167,6 +178,12 @@ mod tests {
         );
         assert_eq!(parse_value("0d3FF8000000000000", Type::F16), Ok(0x3E00));
         assert_eq!(parse_value("0x3c003c00", Type::F16x2), Ok(0x3C00_3C00));
+        assert_eq!(parse_value("0x00003c00", Type::F16x2), Ok(0x3C00));
+        assert!(parse_value("0x3c00", Type::F16x2)
+            .unwrap_err()
+            .contains("has 4 hex digits; a `.f16x2` operand's bits have 8"));
+        assert!(parse_value("0x3f800000", Type::F32x2).is_err());
+        assert_eq!(parse_value("0x1", Type::F32), Ok(1));
         assert!(parse_value("0x1ffff", Type::F16)
             .unwrap_err()
             .contains("wider than the 16-bit"));
