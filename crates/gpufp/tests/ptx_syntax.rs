@@ -623,6 +623,16 @@ fn parse_errors_name_the_problem_and_its_span() {
             "unknown modifier `.nan` (did you mean `.NaN`?)",
             3,
         ),
+        (
+            "testp.nan.f32",
+            "unknown modifier `.nan` (did you mean `.notanumber`?)",
+            5,
+        ),
+        (
+            "testp.inf.f64",
+            "unknown modifier `.inf` (did you mean `.infinite`?)",
+            5,
+        ),
         ("add.f32.f64", "second type `.f64`", 7),
         ("addd.f32", "unknown floating-point opcode `addd`", 0),
         ("add.rn", "missing instruction type", 0),

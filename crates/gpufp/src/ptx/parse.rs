@@ -133,11 +133,20 @@ pub fn parse_instr(text: &str) -> Result<Instr, ParseError> {
                 ));
             }
         } else {
-            let hint = MODIFIERS
-                .iter()
-                .map(|(n, _)| *n)
-                .chain(Type::ALL.iter().map(|t| t.name()))
-                .find(|n| n.eq_ignore_ascii_case(word))
+            // `testp` takes properties, not modifiers: `.nan` there means `.notanumber`.
+            let testp_hint = match opcode {
+                Opcode::Testp(_) if word.eq_ignore_ascii_case("nan") => Some("notanumber"),
+                Opcode::Testp(_) if word.eq_ignore_ascii_case("inf") => Some("infinite"),
+                _ => None,
+            };
+            let hint = testp_hint
+                .or_else(|| {
+                    MODIFIERS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .chain(Type::ALL.iter().map(|t| t.name()))
+                        .find(|n| n.eq_ignore_ascii_case(word))
+                })
                 .map(|n| format!(" (did you mean `.{n}`?)"))
                 .unwrap_or_default();
             return Err(ParseError::new(
