@@ -557,7 +557,11 @@ fn report(r: Result<String, String>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    if let Err(e) = gpufp_dispatch::cap() {
+        return report(Err(e));
+    }
+    match cli.command {
         Command::Eval {
             at,
             instr,

@@ -319,3 +319,58 @@ fn huge_exponents_and_short_packed_bits() {
         "{err}"
     );
 }
+
+/// `GPUFP_SIMD` caps the SIMD level the fast paths run at; a value that names no level is an
+/// error, not ignored.
+#[test]
+fn simd_cap() {
+    let run = |level: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gpufp"))
+            .env("GPUFP_SIMD", level)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let bench = ["bench", "--n", "64", "--reps", "1", "add.rn.f32"];
+    let o = run("portable", &bench);
+    assert!(
+        stdout(&o).contains("SIMD level: portable"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run("bogus", &["eval", "add.f32", "1", "2"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("`bogus` is not a SIMD level; GPUFP_SIMD takes portable, v3 or v4"));
+    // Results do not depend on the level.
+    let batch = |level: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gpufp"))
+            .env("GPUFP_SIMD", level)
+            .arg("batch")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines: String = (0..2000u32)
+            .map(|j| {
+                let a = j.wrapping_mul(0x9E37_79B9);
+                format!(
+                    "fma.rz.ftz.f32 0x{a:08x} 0x{:08x} 0x3f800000\n",
+                    a.rotate_left(7)
+                )
+            })
+            .collect();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(lines.as_bytes())
+            .unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let portable = batch("portable");
+    assert_eq!(portable.lines().count(), 2000);
+    assert_eq!(portable, batch("v3"));
+    assert_eq!(portable, batch("v4"));
+}

@@ -38,8 +38,46 @@ impl Level {
     }
 }
 
-/// The best level this CPU supports.
+/// The environment variable that caps the level: `portable`, `v3` or `v4`.
+pub const ENV: &str = "GPUFP_SIMD";
+
+impl core::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "portable" => Ok(Level::Portable),
+            "v3" | "x86-64-v3" => Ok(Level::V3),
+            "v4" | "x86-64-v4" => Ok(Level::V4),
+            _ => Err(format!(
+                "`{s}` is not a SIMD level; {ENV} takes portable, v3 or v4"
+            )),
+        }
+    }
+}
+
+/// The cap `$GPUFP_SIMD` sets, read once: `Ok(None)` where it is unset or empty, an error where
+/// it names no level (then no cap applies; front-ends report it with [`cap`]).
+pub fn cap() -> Result<Option<Level>, String> {
+    static CAP: std::sync::OnceLock<Result<Option<Level>, String>> = std::sync::OnceLock::new();
+    CAP.get_or_init(|| match std::env::var(ENV) {
+        Ok(v) if !v.is_empty() => v.parse().map(Some),
+        _ => Ok(None),
+    })
+    .clone()
+}
+
+/// The level gpufp runs at: the best this CPU supports ([`hardware`]), capped by `$GPUFP_SIMD`
+/// so that every level can be measured and tested on one machine.
 pub fn detected() -> Level {
+    let hw = hardware();
+    match cap() {
+        Ok(Some(cap)) => hw.min(cap),
+        _ => hw,
+    }
+}
+
+/// The best level this CPU supports.
+pub fn hardware() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
         let v3 = is_x86_feature_detected!("avx2")
@@ -76,9 +114,9 @@ pub fn run_at<J: Job>(level: Level, job: J) -> J::Output {
     #[cfg(target_arch = "x86_64")]
     {
         match level.min(detected()) {
-            // SAFETY: `detected` checked every feature `v4` enables.
+            // SAFETY: `detected` is at most `hardware`, which checked every feature `v4` enables.
             Level::V4 => return unsafe { v4(job) },
-            // SAFETY: `detected` checked every feature `v3` enables.
+            // SAFETY: as above, for `v3`.
             Level::V3 => return unsafe { v3(job) },
             Level::Portable => {}
         }

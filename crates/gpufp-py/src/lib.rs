@@ -540,10 +540,11 @@ fn policies() -> Vec<(
         .collect()
 }
 
-/// The SIMD level the fast paths run at.
+/// The SIMD level the fast paths run at (capped by `$GPUFP_SIMD`).
 #[pyfunction]
-fn simd_level() -> &'static str {
-    gpufp::fast::detected().name()
+fn simd_level() -> PyResult<&'static str> {
+    gpufp::fast::cap().map_err(error)?;
+    Ok(gpufp::fast::detected().name())
 }
 
 #[pymodule]

@@ -541,7 +541,8 @@ def policies() -> tuple[PolicyInfo, ...]:
 
 
 def simd_level() -> str:
-    """The SIMD level the fast paths run at on this CPU."""
+    """The SIMD level the fast paths run at on this CPU, capped by ``$GPUFP_SIMD`` (``portable``,
+    ``v3`` or ``v4``, read once); raises :class:`Error` when that names no level."""
     return _native.simd_level()
 
 

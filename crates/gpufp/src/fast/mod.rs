@@ -19,7 +19,7 @@ use crate::round::{Round, Tininess};
 use core::fmt;
 use core::marker::PhantomData;
 use gpufp_dispatch::Job;
-pub use gpufp_dispatch::{detected, Level};
+pub use gpufp_dispatch::{cap, detected, hardware, Level};
 
 /// Elements per block: a block's operands and flags stay in L1.
 const BLOCK: usize = 256;
