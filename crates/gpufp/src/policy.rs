@@ -97,6 +97,28 @@ impl Default for Policies {
     }
 }
 
+/// Each selectable policy's values, in the order `gpufp eval` lists alternatives: one list
+/// serves [`Policies::alternatives`] and [`Policies::set`].
+const FTZ_TININESS: [Tininess; 3] = [
+    Tininess::IeeeRounded,
+    Tininess::BeforeRounding,
+    Tininess::UnboundedRounded,
+];
+const F64_NAN: [F64Nan; 2] = [F64Nan::FirstOperandQuieted, F64Nan::Canonical];
+const RELU_NEGATIVE_ZERO: [ReluNegativeZero; 2] =
+    [ReluNegativeZero::ToPositiveZero, ReluNegativeZero::Keep];
+const HALF_MINMAX_BOTH_NAN: [HalfMinMaxBothNan; 2] = [
+    HalfMinMaxBothNan::Canonical,
+    HalfMinMaxBothNan::SecondOperand,
+];
+const HALF_MAX_XORSIGN_GUARD: [HalfMaxXorsignGuard; 2] = [
+    HalfMaxXorsignGuard::Result,
+    HalfMaxXorsignGuard::FirstOperand,
+];
+const SM1X_F32_FLUSH: [bool; 2] = [true, false];
+const SM1X_MAD: [Sm1xMad; 1] = [Sm1xMad::TruncatedProduct];
+const VISA_EQUAL_OPERANDS: [VisaEqualOperands; 1] = [VisaEqualOperands::CompareTieRule];
+
 impl Policies {
     /// Every single-policy deviation from `self`: the policy's name, the alternative value, and
     /// the policies with that one value changed. `gpufp eval` uses it to say when a result
@@ -108,81 +130,48 @@ impl Policies {
                 out.push((name, value, p));
             }
         };
-        for t in [
-            Tininess::IeeeRounded,
-            Tininess::BeforeRounding,
-            Tininess::UnboundedRounded,
-        ] {
-            add(
-                "ftz_tininess",
-                format!("{t:?}"),
-                Policies {
-                    ftz_tininess: t,
-                    ..*self
-                },
-            );
+        let me = *self;
+        for v in FTZ_TININESS {
+            let p = Policies {
+                ftz_tininess: v,
+                ..me
+            };
+            add("ftz_tininess", format!("{v:?}"), p);
         }
-        for v in [F64Nan::FirstOperandQuieted, F64Nan::Canonical] {
-            add(
-                "f64_nan",
-                format!("{v:?}"),
-                Policies {
-                    f64_nan: v,
-                    ..*self
-                },
-            );
+        for v in F64_NAN {
+            add("f64_nan", format!("{v:?}"), Policies { f64_nan: v, ..me });
         }
-        for v in [ReluNegativeZero::ToPositiveZero, ReluNegativeZero::Keep] {
-            add(
-                "relu_negative_zero",
-                format!("{v:?}"),
-                Policies {
-                    relu_negative_zero: v,
-                    ..*self
-                },
-            );
+        for v in RELU_NEGATIVE_ZERO {
+            let p = Policies {
+                relu_negative_zero: v,
+                ..me
+            };
+            add("relu_negative_zero", format!("{v:?}"), p);
         }
-        for v in [
-            HalfMinMaxBothNan::Canonical,
-            HalfMinMaxBothNan::SecondOperand,
-        ] {
-            add(
-                "half_minmax_both_nan",
-                format!("{v:?}"),
-                Policies {
-                    half_minmax_both_nan: v,
-                    ..*self
-                },
-            );
+        for v in HALF_MINMAX_BOTH_NAN {
+            let p = Policies {
+                half_minmax_both_nan: v,
+                ..me
+            };
+            add("half_minmax_both_nan", format!("{v:?}"), p);
         }
-        for v in [
-            HalfMaxXorsignGuard::Result,
-            HalfMaxXorsignGuard::FirstOperand,
-        ] {
-            add(
-                "half_max_xorsign_guard",
-                format!("{v:?}"),
-                Policies {
-                    half_max_xorsign_guard: v,
-                    ..*self
-                },
-            );
+        for v in HALF_MAX_XORSIGN_GUARD {
+            let p = Policies {
+                half_max_xorsign_guard: v,
+                ..me
+            };
+            add("half_max_xorsign_guard", format!("{v:?}"), p);
         }
-        for v in [true, false] {
-            add(
-                "sm1x_f32_flush",
-                format!("{v}"),
-                Policies {
-                    sm1x_f32_flush: v,
-                    ..*self
-                },
-            );
+        for v in SM1X_F32_FLUSH {
+            let p = Policies {
+                sm1x_f32_flush: v,
+                ..me
+            };
+            add("sm1x_f32_flush", format!("{v:?}"), p);
         }
         out
     }
-}
 
-impl Policies {
     /// Selects `value` for the policy `name` (the names and values of [`POLICIES`] and
     /// docs/semantics.md; values match without regard to case). `mufu_core` is not a field
     /// here: a core is chosen with the context ([`crate::ptx::Context::core`]).
@@ -204,30 +193,10 @@ impl Policies {
                 })
         }
         match name {
-            "ftz_tininess" => {
-                self.ftz_tininess = pick(
-                    name,
-                    value,
-                    &[
-                        Tininess::UnboundedRounded,
-                        Tininess::IeeeRounded,
-                        Tininess::BeforeRounding,
-                    ],
-                )?
-            }
-            "f64_nan" => {
-                self.f64_nan = pick(
-                    name,
-                    value,
-                    &[F64Nan::FirstOperandQuieted, F64Nan::Canonical],
-                )?
-            }
+            "ftz_tininess" => self.ftz_tininess = pick(name, value, &FTZ_TININESS)?,
+            "f64_nan" => self.f64_nan = pick(name, value, &F64_NAN)?,
             "relu_negative_zero" => {
-                self.relu_negative_zero = pick(
-                    name,
-                    value,
-                    &[ReluNegativeZero::ToPositiveZero, ReluNegativeZero::Keep],
-                )?
+                self.relu_negative_zero = pick(name, value, &RELU_NEGATIVE_ZERO)?
             }
             "oob_nan" => {
                 self.oob_nan = value
@@ -243,29 +212,15 @@ impl Policies {
                     })?
             }
             "half_minmax_both_nan" => {
-                self.half_minmax_both_nan = pick(
-                    name,
-                    value,
-                    &[
-                        HalfMinMaxBothNan::Canonical,
-                        HalfMinMaxBothNan::SecondOperand,
-                    ],
-                )?
+                self.half_minmax_both_nan = pick(name, value, &HALF_MINMAX_BOTH_NAN)?
             }
             "half_max_xorsign_guard" => {
-                self.half_max_xorsign_guard = pick(
-                    name,
-                    value,
-                    &[
-                        HalfMaxXorsignGuard::Result,
-                        HalfMaxXorsignGuard::FirstOperand,
-                    ],
-                )?
+                self.half_max_xorsign_guard = pick(name, value, &HALF_MAX_XORSIGN_GUARD)?
             }
-            "sm1x_mad" => self.sm1x_mad = pick(name, value, &[Sm1xMad::TruncatedProduct])?,
-            "sm1x_f32_flush" => self.sm1x_f32_flush = pick(name, value, &[true, false])?,
+            "sm1x_mad" => self.sm1x_mad = pick(name, value, &SM1X_MAD)?,
+            "sm1x_f32_flush" => self.sm1x_f32_flush = pick(name, value, &SM1X_F32_FLUSH)?,
             "visa_equal_operands" => {
-                self.visa_equal_operands = pick(name, value, &[VisaEqualOperands::CompareTieRule])?
+                self.visa_equal_operands = pick(name, value, &VISA_EQUAL_OPERANDS)?
             }
             "mufu_core" => {
                 return Err(
