@@ -162,9 +162,9 @@ impl Prepared {
             .collect()
     }
 
-    /// Source operand `index` from a host `f64` value (its bits), rounded to the operand's
-    /// lane type to nearest even; a NaN keeps its sign and becomes the type's canonical NaN
-    /// (as the literal `nan` does). A packed operand gets the value in both lanes.
+    /// Source operand `index` from a host `f64` value (its bits), converted to the operand's
+    /// lane type as IEEE 754 convertFormat does, to nearest even, a NaN keeping its sign and the
+    /// top of its payload, quieted ([`from_f64`]). A packed operand gets the value in both lanes.
     pub fn operand_from_f64(&self, bits: u64) -> u64 {
         from_f64(bits, self.instr.ty)
     }
@@ -192,10 +192,11 @@ impl Prepared {
 
     /// Every element's result over arrays of machine words: operands of the instruction's width
     /// (`u16`, `u32` or `u64`, lane 0 in the low bits), results of the same width (`testp`: 0 or
-    /// 1), or one byte (`u8`, `bool`) for `testp`'s predicate. An operand of length 1 stands for every element.
-    /// Blocks of elements go through [`fast::eval_slice`], on up to `threads` threads (each on
-    /// a contiguous part of at least [`MIN_PART`] elements). On elements that do not evaluate,
-    /// the lowest such index is reported; other results may be partly written.
+    /// 1), or one byte (`u8`, `bool`) for `testp`'s predicate. An operand of length 1 stands for
+    /// every element. The words go as they are to [`fast::eval_slice`] (`u64`) or to the AVX-512
+    /// kernels ([`fast::eval_words_simd`]), else widened block by block, on up to `threads`
+    /// threads (each on a contiguous part of at least [`MIN_PART`] elements). On elements that do
+    /// not evaluate, the lowest such index is reported; other results may be partly written.
     pub fn eval_words<T: Word, R: Word>(
         &self,
         ops: &[&[T]],
@@ -280,13 +281,7 @@ impl Prepared {
                 })
                 .collect()
         }
-        let offset = |e| match e {
-            SliceError::Eval { index, error } => SliceError::Eval {
-                index: start + index,
-                error,
-            },
-            shape => shape,
-        };
+        let offset = |e: SliceError| e.offset(start);
         // The words as they are: u64 for the slice path, u16 and u32 for AVX-512 kernels.
         if let Some(out) = R::as_u64_mut(out) {
             if let Some(ops) = part(ops, T::as_u64, start, len) {
@@ -336,13 +331,7 @@ impl Prepared {
             let [a, b, c] = &bufs;
             let views: [&[u64]; 3] = [&a[..len], &b[..len], &c[..len]];
             self.eval_slice(&views[..ops.len()], &mut res[..len])
-                .map_err(|e| match e {
-                    SliceError::Eval { index, error } => SliceError::Eval {
-                        index: at + index,
-                        error,
-                    },
-                    shape => shape,
-                })?;
+                .map_err(|e| e.offset(at))?;
             gpufp_dispatch::run_at(
                 level,
                 Narrow {

@@ -44,6 +44,19 @@ impl fmt::Display for SliceError {
 
 impl std::error::Error for SliceError {}
 
+impl SliceError {
+    /// The error of a part that starts at element `start` of a longer slice, for that slice.
+    pub fn offset(self, start: usize) -> SliceError {
+        match self {
+            SliceError::Eval { index, error } => SliceError::Eval {
+                index: start + index,
+                error,
+            },
+            shape => shape,
+        }
+    }
+}
+
 /// The kernel that computes an instruction, if one does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
