@@ -65,8 +65,8 @@ typedef struct gpufp_options {
 // Why a call failed, filled in by the calls that take one (a null pointer is allowed).
 typedef struct gpufp_error {
   enum gpufp_status status;
-  // For `GPUFP_ERR_INSTR`, the 1-based column in the instruction text (1 when the whole
-  // instruction is at fault, as for validity); else 0.
+  // For an instruction text that does not parse, the 1-based column of what is wrong; else 0
+  // (an instruction that is not valid as a whole, and every other error).
   size_t column;
   // The operand (0-based) or element index the error is about, or 0.
   size_t index;

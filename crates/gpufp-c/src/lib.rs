@@ -50,8 +50,8 @@ pub const GPUFP_MESSAGE_LEN: usize = 256;
 #[repr(C)]
 pub struct gpufp_error {
     pub status: gpufp_status,
-    /// For `GPUFP_ERR_INSTR`, the 1-based column in the instruction text (1 when the whole
-    /// instruction is at fault, as for validity); else 0.
+    /// For an instruction text that does not parse, the 1-based column of what is wrong; else 0
+    /// (an instruction that is not valid as a whole, and every other error).
     pub column: usize,
     /// The operand (0-based) or element index the error is about, or 0.
     pub index: usize,
@@ -124,7 +124,9 @@ impl From<front::Error> for Failure {
                 index,
                 ..Failure::new(GPUFP_ERR_OPERAND, message)
             },
+            front::Error::Invalid(_) => Failure::new(GPUFP_ERR_INSTR, message),
             front::Error::Policy(_) => Failure::new(GPUFP_ERR_POLICY, message),
+            front::Error::Options(_) => Failure::new(GPUFP_ERR_OPTIONS, message),
             // The operands do not fit the instruction: their count or width.
             front::Error::Eval(EvalError::Operands(_)) => Failure::argument(message),
             front::Error::Eval(EvalError::Unsupported(_)) => Failure::new(GPUFP_ERR_EVAL, message),
@@ -244,29 +246,28 @@ pub unsafe extern "C" fn gpufp_instr_parse(
     unsafe {
         run(err, || {
             let source = c_str(text, "the instruction text")?;
-            let mut o = Options::default();
-            let mut threads = 1;
+            let (mut target, mut ptx, mut operands, mut policies, mut threads) =
+                (None, None, None, Vec::new(), 1);
             if let Some(opts) = opts.as_ref() {
                 if !opts.target.is_null() {
-                    let t = c_str(opts.target, "the target")?;
-                    o.target = Some(t.parse().map_err(|e| Failure::new(GPUFP_ERR_OPTIONS, e))?);
+                    target = Some(c_str(opts.target, "the target")?);
                 }
                 if !opts.ptx.is_null() {
-                    let t = c_str(opts.ptx, "the PTX ISA version")?;
-                    o.ptx = Some(t.parse().map_err(|e| Failure::new(GPUFP_ERR_OPTIONS, e))?);
+                    ptx = Some(c_str(opts.ptx, "the PTX ISA version")?);
                 }
-                o.operands = (opts.operands != 0).then_some(opts.operands);
+                operands = (opts.operands != 0).then_some(opts.operands);
                 for p in c_slice(opts.policies, opts.n_policies, "the policies")? {
-                    let name = c_str(p.name, "a policy name")?;
-                    let value = c_str(p.value, "a policy value")?;
-                    o = o.policy(name, value)?;
+                    policies.push((
+                        c_str(p.name, "a policy name")?,
+                        c_str(p.value, "a policy value")?,
+                    ));
                 }
                 threads = opts.threads.max(1);
             }
-            let prepared = Prepared::new(source, &o).map_err(|e| {
-                let mut f = Failure::from(e);
-                f.message = format!("`{source}`: {}", f.message);
-                f
+            let o = Options::parse(target, ptx, operands, policies)?;
+            let prepared = Prepared::new(source, &o).map_err(|e| Failure {
+                message: e.describe(source),
+                ..Failure::from(e)
             })?;
             out = Box::into_raw(Box::new(gpufp_instr { prepared, threads }));
             Ok(())

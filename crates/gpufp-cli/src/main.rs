@@ -329,6 +329,7 @@ fn prepare(text: &str, sources: usize, opts: &Options) -> Result<Prepared, (usiz
     };
     Prepared::new(text, &opts).map_err(|e| match e {
         gpufp::front::Error::Instr { column, message } => (column, message),
+        // A whole instruction that is not valid is named at its first column.
         e => (0, e.to_string()),
     })
 }
@@ -340,12 +341,12 @@ fn eval(text: &str, operands: &[String], opts: &Options) -> Result<String, Strin
     Ok(p.explain(&bits).map_err(|e| e.to_string())?.to_string())
 }
 
-/// The instructions a batch has seen, by spelling and operand count; the last one is checked
-/// first since batches usually repeat one instruction.
-/// An instruction prepared for a batch, or the error (with its column) every line using it gets.
-/// Shared: a batch repeats one instruction on many lines.
+/// An instruction prepared for a batch, shared by its lines, or the error (with its column)
+/// every line using it gets.
 type Ready = Result<Rc<Prepared>, (usize, String)>;
 
+/// The instructions a batch has seen, by spelling and operand count; the last one is checked
+/// first since batches usually repeat one instruction.
 #[derive(Default)]
 struct Seen {
     last: Option<(String, usize, Ready)>,

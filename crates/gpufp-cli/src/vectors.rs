@@ -93,14 +93,11 @@ fn ready(text: &str, operands: Option<u8>, at: Where, model: &Model) -> Result<P
     let n = operands
         .map(usize::from)
         .unwrap_or_else(|| ptx::parse_instr(text).map_or(0, |i| usize::from(i.inputs)));
-    prepare(text, n, &opts).map_err(|(c, e)| {
-        // Column 1 with an instruction that parses is a validation error: no column to name.
-        if ptx::parse_instr(text).is_ok() {
-            format!("`{text}`: {e}")
-        } else {
-            format!("`{text}`, column {}: {e}", c + 1)
-        }
-    })
+    let opts = Options {
+        operands: Some(n),
+        ..opts
+    };
+    Prepared::new(text, &opts).map_err(|e| e.describe(text))
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {

@@ -76,25 +76,12 @@ impl Prepared {
         policy: Option<Vec<(String, String)>>,
     ) -> PyResult<Self> {
         guarded(|| {
-            let mut opts = Options {
-                target: target
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(|e: String| error(format!("target: {e}")))?,
-                ptx: ptx
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(|e: String| error(format!("ptx: {e}")))?,
-                operands,
-                ..Options::default()
-            };
-            for (name, value) in policy.iter().flatten() {
-                opts = opts.policy(name, value).map_err(error)?;
-            }
-            let inner = Inner::new(text, &opts).map_err(|e| match e {
-                front::Error::Instr { .. } => error(format!("`{text}`, {e}")),
-                e => error(e),
-            })?;
+            let policies = policy
+                .iter()
+                .flatten()
+                .map(|(n, v)| (n.as_str(), v.as_str()));
+            let opts = Options::parse(target, ptx, operands, policies).map_err(error)?;
+            let inner = Inner::new(text, &opts).map_err(|e| error(e.describe(text)))?;
             Ok(Prepared { inner })
         })
     }

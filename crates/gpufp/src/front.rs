@@ -36,6 +36,32 @@ pub struct Options {
 }
 
 impl Options {
+    /// Options from text, as a binding receives them: a target (`"sm_80"`), a PTX ISA version
+    /// (`"8.0"`), the operand count, and policy selections by name and value.
+    pub fn parse<'a>(
+        target: Option<&str>,
+        ptx: Option<&str>,
+        operands: Option<usize>,
+        policies: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Options, Error> {
+        let mut opts = Options {
+            target: target
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| Error::Options(format!("target: {e}")))?,
+            ptx: ptx
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| Error::Options(format!("ptx: {e}")))?,
+            operands,
+            ..Options::default()
+        };
+        for (name, value) in policies {
+            opts = opts.policy(name, value)?;
+        }
+        Ok(opts)
+    }
+
     /// Selects `value` for the policy `name` ([`Policies::set`]).
     pub fn policy(mut self, name: &str, value: &str) -> Result<Options, Error> {
         self.policies.set(name, value).map_err(Error::Policy)?;
@@ -46,13 +72,17 @@ impl Options {
 /// What is wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// The instruction does not parse or is not valid: the byte offset into its text (0 when
-    /// the whole instruction is at fault) and the message.
+    /// The instruction text does not parse: the byte offset of what is wrong, and the message.
     Instr { column: usize, message: String },
+    /// The instruction parses but is not valid: for the target, the PTX ISA version, or the
+    /// number of operands.
+    Invalid(String),
     /// Source operand `index` (0-based) is not a value of the instruction's type.
     Operand { index: usize, message: String },
     /// A policy selection names no policy or no value of it.
     Policy(String),
+    /// A target or PTX ISA version that does not parse.
+    Options(String),
     /// The instruction did not evaluate on these operands.
     Eval(EvalError),
 }
@@ -62,13 +92,25 @@ impl fmt::Display for Error {
         match self {
             Error::Instr { column, message } => write!(f, "column {}: {message}", column + 1),
             Error::Operand { index, message } => write!(f, "operand {}: {message}", index + 1),
-            Error::Policy(m) => f.write_str(m),
+            Error::Invalid(m) | Error::Policy(m) | Error::Options(m) => f.write_str(m),
             Error::Eval(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// The message with the instruction `text` it is about, as front-ends report it:
+    /// ``"`add.foo.f32`, column 4: unknown modifier `.foo`"``, ``"`min.NaN.f32`: Feature ..."``.
+    pub fn describe(&self, text: &str) -> String {
+        match self {
+            Error::Instr { .. } => format!("`{text}`, {self}"),
+            Error::Invalid(_) => format!("`{text}`: {self}"),
+            _ => self.to_string(),
+        }
+    }
+}
 
 impl From<EvalError> for Error {
     fn from(e: EvalError) -> Self {
@@ -99,12 +141,11 @@ impl Prepared {
 
     /// Validates a parsed instruction with the options' number of source operands.
     pub fn from_instr(mut instr: Instr, opts: &Options) -> Result<Prepared, Error> {
-        let whole = |message| Error::Instr { column: 0, message };
         if let Some(n) = opts.operands {
             match instr.opcode {
                 Opcode::Min | Opcode::Max if n == 2 || n == 3 => instr.inputs = n as u8,
                 o if n != usize::from(o.default_inputs()) => {
-                    return Err(whole(format!(
+                    return Err(Error::Invalid(format!(
                         "`{instr}` takes {} operand(s), got {n}",
                         o.default_inputs()
                     )));
@@ -112,8 +153,8 @@ impl Prepared {
                 _ => {}
             }
         }
-        let checked =
-            ptx::validate(&instr, opts.target, opts.ptx).map_err(|e| whole(e.0.join("; ")))?;
+        let checked = ptx::validate(&instr, opts.target, opts.ptx)
+            .map_err(|e| Error::Invalid(e.0.join("; ")))?;
         let ctx = Context {
             target: Some(checked.default_target),
             policies: opts.policies,

@@ -111,15 +111,39 @@ fn preparing_picks_the_form_and_reports_errors() {
         ..Options::default()
     };
     assert_eq!(Prepared::new("max.f32", &three).unwrap().inputs(), 3);
+    let e = Prepared::new("add.f32", &three).unwrap_err();
     assert_eq!(
-        Prepared::new("add.f32", &three).unwrap_err(),
-        Error::Instr {
-            column: 0,
-            message: "`add.f32` takes 2 operand(s), got 3".into()
-        }
+        e,
+        Error::Invalid("`add.f32` takes 2 operand(s), got 3".into())
+    );
+    assert_eq!(
+        e.describe("add.f32"),
+        "`add.f32`: `add.f32` takes 2 operand(s), got 3"
     );
     let e = Prepared::new("add.rn.f32.f16", &Options::default()).unwrap_err();
     assert_eq!(e.to_string(), "column 11: second type `.f16` after `.f32`");
+    assert_eq!(
+        e.describe("add.rn.f32.f16"),
+        "`add.rn.f32.f16`, column 11: second type `.f16` after `.f32`"
+    );
+    let e = Options::parse(Some("sm_x"), None, None, []).unwrap_err();
+    assert!(
+        matches!(&e, Error::Options(m) if m.starts_with("target: ")),
+        "{e}"
+    );
+    assert!(matches!(
+        Options::parse(None, Some("nine"), None, []),
+        Err(Error::Options(_))
+    ));
+    let o = Options::parse(
+        Some("sm_80"),
+        Some("7.0"),
+        Some(3),
+        [("f64_nan", "Canonical")],
+    );
+    let o = o.unwrap();
+    assert_eq!((o.target.unwrap().sm, o.operands), (80, Some(3)));
+    assert_eq!(o.policies.f64_nan, gpufp::policy::F64Nan::Canonical);
     let p = prepared("add.rn.f32");
     assert_eq!(
         p.parse_operand(1, "zz").unwrap_err().to_string(),

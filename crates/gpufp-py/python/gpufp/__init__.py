@@ -109,7 +109,7 @@ class Instr:
     message the ``gpufp`` command gives.
     """
 
-    __slots__ = ("_p", "_policy")
+    __slots__ = ("_p",)
 
     def __init__(
         self,
@@ -124,7 +124,6 @@ class Instr:
             raise TypeError(f"instruction: expected a str, got {type(text).__name__}")
         items = _policy_items(policy)
         self._p = _native.Prepared(text, target, ptx, operands, list(items) or None)
-        self._policy = items
 
     text = property(lambda self: self._p.text, doc="The canonical spelling.")
     effective = property(
@@ -316,8 +315,7 @@ def _evaluate(instr: Instr, operands: Sequence[Any], out: np.ndarray | None) -> 
     result = np.empty(n, dtype=words)
     if n:
         instr._p.eval_into(flat, result)
-    value = _lanes(instr, result, dtype).reshape(full) if lane_axis else result.view(dtype)
-    value = value.reshape(full)
+    value = (_lanes(instr, result, dtype) if lane_axis else result.view(dtype)).reshape(full)
     if out is not None:
         out[...] = value
         return out
