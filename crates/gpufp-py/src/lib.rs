@@ -203,11 +203,6 @@ impl Prepared {
         self.inner.operand_from_f64(x.to_bits())
     }
 
-    /// The result of one case.
-    fn eval_scalar(&self, ops: Vec<u64>) -> PyResult<u64> {
-        guarded(|| self.inner.eval(&ops).map_err(error))
-    }
-
     /// Every element over 1-D contiguous arrays of words of the operand width (or of length 1),
     /// into `out` (the same width, or bool for `testp`), without the GIL, on every core.
     fn eval_into(
@@ -371,6 +366,27 @@ impl Prepared {
     }
 }
 
+/// The operand arrays as 1-D arrays of `T` words, borrowed for reading.
+fn read_words<'py, T: Word + Element>(
+    ops: &[Bound<'py, PyUntypedArray>],
+) -> PyResult<Vec<PyReadonlyArray1<'py, T>>> {
+    ops.iter()
+        .enumerate()
+        .map(|(k, a)| {
+            a.cast::<PyArray1<T>>()
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "operand {}: expected a 1-D array of uint{}",
+                        k + 1,
+                        T::BITS
+                    ))
+                })?
+                .try_readonly()
+                .map_err(|e| PyValueError::new_err(format!("operand {}: {e}", k + 1)))
+        })
+        .collect()
+}
+
 /// Runs `f` once to warm up (the result buffer's pages), then `reps` times; each run's seconds.
 fn timed(reps: usize, mut f: impl FnMut() -> PyResult<()>) -> PyResult<Vec<f64>> {
     f()?;
@@ -391,39 +407,32 @@ impl Prepared {
         reps: usize,
         threads: usize,
     ) -> PyResult<Vec<f64>> {
-        let ops: Vec<Vec<T>> = ops
+        let ops: Vec<Vec<T>> = read_words::<T>(ops)?
             .iter()
-            .map(|a| {
-                let a = a.cast::<PyArray1<T>>().map_err(|_| {
-                    PyTypeError::new_err(format!("expected 1-D uint{} arrays", T::BITS))
-                })?;
-                Ok(a.try_readonly()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
-                    .as_array()
-                    .to_vec())
-            })
-            .collect::<PyResult<_>>()?;
+            .map(|a| a.as_array().to_vec())
+            .collect();
         let n = ops.first().map_or(0, Vec::len);
-        let predicate = self.inner.is_predicate();
+        let views: Vec<&[T]> = ops.iter().map(Vec::as_slice).collect();
         py.detach(|| {
             guarded(|| {
-                let views: Vec<&[T]> = ops.iter().map(Vec::as_slice).collect();
-                if predicate {
-                    let mut out = vec![false; n];
-                    timed(reps, || {
-                        self.inner
-                            .eval_words(&views, &mut out, threads)
-                            .map_err(error)
-                    })
+                if self.inner.is_predicate() {
+                    self.time_into(&views, vec![false; n], reps, threads)
                 } else {
-                    let mut out = vec![T::from_u64(0); n];
-                    timed(reps, || {
-                        self.inner
-                            .eval_words(&views, &mut out, threads)
-                            .map_err(error)
-                    })
+                    self.time_into(&views, vec![T::from_u64(0); n], reps, threads)
                 }
             })
+        })
+    }
+
+    fn time_into<T: Word, R: Word>(
+        &self,
+        ops: &[&[T]],
+        mut out: Vec<R>,
+        reps: usize,
+        threads: usize,
+    ) -> PyResult<Vec<f64>> {
+        timed(reps, || {
+            self.inner.eval_words(ops, &mut out, threads).map_err(error)
         })
     }
 
@@ -433,22 +442,7 @@ impl Prepared {
         ops: &[Bound<'_, PyUntypedArray>],
         out: &Bound<'_, PyUntypedArray>,
     ) -> PyResult<()> {
-        let arrays: Vec<PyReadonlyArray1<'_, T>> = ops
-            .iter()
-            .enumerate()
-            .map(|(k, a)| {
-                a.cast::<PyArray1<T>>()
-                    .map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "operand {}: expected a 1-D array of uint{}",
-                            k + 1,
-                            T::BITS
-                        ))
-                    })?
-                    .try_readonly()
-                    .map_err(|e| PyValueError::new_err(format!("operand {}: {e}", k + 1)))
-            })
-            .collect::<PyResult<_>>()?;
+        let arrays = read_words::<T>(ops)?;
         let slices: Vec<&[T]> = arrays
             .iter()
             .enumerate()
