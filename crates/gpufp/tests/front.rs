@@ -364,3 +364,41 @@ fn typed_kernels_exhaustive_16() {
         );
     }
 }
+
+/// f32 `.ftz` products and fmas within a few ulps of 2^-126 over `u32` words (the cases of
+/// tests/fast.rs): where the AVX-512 kernel cannot tell tininess, its elements go to the integer
+/// core, and each element is what `ptx::eval` gives, e.g. `mul.rn.ftz.f32 0x3F7FFFFF
+/// 0x00800000` (2^-126 - 2^-150, flushed).
+#[test]
+fn typed_ftz_products_near_the_normal_limit() {
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    for j in 0..20_000u64 {
+        let r = |k: u64| mix(j << 3 | k);
+        let sign = |k: u64| ((r(k) & 1) << 31) as u32;
+        // a just below 1 (or 1), b just above 2^-126 (or 2^-126): a b within a few ulps of
+        // 2^-126, on either side; an addend that cancels to near 2^-126, or 0.
+        a.push((0x3F80_0000 - (r(1) % 8) as u32) | sign(2));
+        b.push((0x0080_0000 + (r(3) % 8) as u32) | sign(4));
+        c.push(match r(5) % 3 {
+            0 => 0,
+            1 => (0x0000_0001 + (r(6) % 4) as u32) | sign(7),
+            _ => (0x0100_0000 - (r(6) % 4) as u32) | sign(7),
+        });
+    }
+    for text in [
+        "mul.rn.ftz.f32",
+        "mul.rz.ftz.f32",
+        "fma.rn.ftz.f32",
+        "fma.rp.ftz.sat.f32",
+    ] {
+        let p = prepared(text);
+        let ops: Vec<&[u32]> = [&a[..], &b[..], &c[..]][..p.inputs()].to_vec();
+        let mut out = vec![0u32; a.len()];
+        p.eval_words(&ops, &mut out, 1).unwrap();
+        for (j, r) in out.iter().enumerate() {
+            let x: Vec<u64> = ops.iter().map(|s| u64::from(s[j])).collect();
+            let want = ptx::eval(p.effective(), &x, &p.ctx).unwrap();
+            assert_eq!(u64::from(*r), want, "{text} {x:x?}");
+        }
+    }
+}

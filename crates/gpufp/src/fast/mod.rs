@@ -204,16 +204,7 @@ where
     if !k.run_words(ops, out, &mut fallback) {
         return None;
     }
-    for index in fallback {
-        let x = [0, 1, 2].map(|k| ops.get(k).map_or(0, |s| s[index].into()));
-        let r = match eval(i, &x[..ops.len()], ctx) {
-            Ok(r) => r,
-            Err(error) => return Some(Err(SliceError::Eval { index, error })),
-        };
-        // A result has the operands' width.
-        out[index] = T::try_from(r).ok()?;
-    }
-    Some(Ok(()))
+    Some(core_at(i, ops, ctx, 0, out, fallback))
 }
 
 /// [`eval_slice`] with the kernels compiled for `level` (or the best level of the CPU, if lower):
@@ -262,19 +253,22 @@ pub fn eval_slice_at(
 
 /// Evaluates with the integer core the elements `start + j` for `j` in `indices` (increasing),
 /// into `out`, the results from element `start` on.
-fn core_at(
+fn core_at<T: Copy + Into<u64> + TryFrom<u64>>(
     i: &Instr,
-    ops: &[&[u64]],
+    ops: &[&[T]],
     ctx: &Context,
     start: usize,
-    out: &mut [u64],
+    out: &mut [T],
     indices: impl IntoIterator<Item = usize>,
 ) -> Result<(), SliceError> {
     for j in indices {
         let index = start + j;
-        let x = [0, 1, 2].map(|k| ops.get(k).map_or(0, |s| s[index]));
-        out[j] =
-            eval(i, &x[..ops.len()], ctx).map_err(|error| SliceError::Eval { index, error })?;
+        let x = [0, 1, 2].map(|k| ops.get(k).map_or(0, |s| s[index].into()));
+        let r = eval(i, &x[..ops.len()], ctx).map_err(|error| SliceError::Eval { index, error })?;
+        // A result has the operands' width, which the words hold.
+        out[j] = T::try_from(r).map_err(|_| {
+            SliceError::Shape(format!("element {index}: a result wider than its words"))
+        })?;
     }
     Ok(())
 }
