@@ -56,12 +56,7 @@ impl Model {
             ..Options::default()
         };
         for p in &self.policies {
-            let (name, value) = p
-                .split_once('=')
-                .ok_or_else(|| format!("--policy `{p}`: expected NAME=VALUE"))?;
-            opts = opts
-                .policy(name.trim(), value.trim())
-                .map_err(|e| format!("--policy `{p}`: {e}"))?;
+            opts = opts.select(p).map_err(|e| format!("--policy `{p}`: {e}"))?;
         }
         Ok(opts)
     }
@@ -130,6 +125,14 @@ enum Command {
         operands: Option<u8>,
         /// The instruction, e.g. `min.ftz.NaN.xorsign.abs.f32`.
         instr: String,
+    },
+    /// List every valid instruction for a target and PTX ISA version, one per line with its
+    /// number of source operands; only those of OPCODE if given.
+    List {
+        #[command(flatten)]
+        at: Where,
+        /// An opcode (`fma`, `testp`, ...).
+        opcode: Option<String>,
     },
     /// Test cases for one instruction: `INSTR OPERAND... EXPECTED` lines (docs/vectors.md).
     Gen(vectors::GenArgs),
@@ -311,6 +314,22 @@ fn visa_value(bits: u64, ty: gpufp::visa::VType) -> String {
         }
         _ => bits.to_string(),
     }
+}
+
+/// `gpufp list`: the catalog of valid instructions, `INSTR OPERANDS` per line.
+fn list(at: Where, opcode: Option<&str>) -> Result<String, String> {
+    use gpufp::ptx::{catalog, catalog_of, Opcode};
+    let all = match opcode {
+        None => catalog(at.target, at.ptx),
+        Some(name) => {
+            let o = Opcode::ALL
+                .into_iter()
+                .find(|o| o.name() == name)
+                .ok_or_else(|| format!("unknown floating-point opcode `{name}`"))?;
+            catalog_of(o, at.target, at.ptx)
+        }
+    };
+    Ok(all.iter().map(|i| format!("{i} {}\n", i.inputs)).collect())
 }
 
 fn parse_target(s: &str) -> Result<Target, String> {
@@ -584,6 +603,7 @@ fn main() -> ExitCode {
             instr,
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
+        Command::List { at, opcode } => report(list(at, opcode.as_deref())),
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
         Command::Sweep(a) => vectors::sweep(a),

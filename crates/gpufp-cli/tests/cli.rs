@@ -374,3 +374,32 @@ fn simd_cap() {
     assert_eq!(portable, batch("v3"));
     assert_eq!(portable, batch("v4"));
 }
+
+/// `gpufp list`: each line is an instruction that `gpufp parse` accepts with that many operands
+/// for that target; a target without a feature lists none of it.
+#[test]
+fn list_prints_what_parse_accepts() {
+    let o = gpufp(&["list", "--target", "sm_86", "min"], "");
+    assert!(o.status.success());
+    let lines = stdout(&o);
+    assert!(lines.lines().any(|l| l == "min.NaN.xorsign.abs.bf16x2 2"));
+    assert!(
+        !lines.contains(" 3"),
+        "three-input min needs sm_100:\n{lines}"
+    );
+    for line in lines.lines() {
+        let (instr, n) = line.split_once(' ').unwrap();
+        let p = gpufp(&["parse", "--target", "sm_86", "--operands", n, instr], "");
+        assert!(
+            p.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&p.stderr)
+        );
+    }
+    let sm75 = stdout(&gpufp(&["list", "--target", "sm_75"], ""));
+    assert!(!sm75.contains(".NaN.") && !sm75.contains("bf16"));
+    assert!(stdout(&gpufp(&["list"], "")).lines().count() > 400);
+    let o = gpufp(&["list", "fmaa"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown floating-point opcode `fmaa`"));
+}

@@ -11,6 +11,7 @@
 use crate::fast::{self, SliceError};
 use crate::mufu::CoreRef;
 use crate::policy::Policies;
+use crate::ptx::complete::{self, Completion};
 use crate::ptx::guarantee::{self, Guarantee, Verdict};
 use crate::ptx::value::{format_value, from_f64, parse_value};
 use crate::ptx::{
@@ -60,6 +61,15 @@ impl Options {
             opts = opts.policy(name, value)?;
         }
         Ok(opts)
+    }
+
+    /// Selects a policy written `NAME=VALUE`, as the command line's `--policy` and the web
+    /// page take it.
+    pub fn select(self, selection: &str) -> Result<Options, Error> {
+        let (name, value) = selection
+            .split_once('=')
+            .ok_or_else(|| Error::Policy("expected NAME=VALUE".into()))?;
+        self.policy(name.trim(), value.trim())
     }
 
     /// Selects `value` for the policy `name` ([`Policies::set`]).
@@ -394,6 +404,36 @@ impl Prepared {
         }
     }
 
+    /// A value of the instruction's type (a source operand, or a result but for `testp`'s)
+    /// lane by lane, lane 0 first: each lane's bits and decoded value.
+    pub fn lanes(&self, bits: u64) -> Vec<LaneValue> {
+        let lane_ty = self.instr.ty.lane();
+        let w = lane_ty.bits();
+        let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
+        (0..self.instr.ty.lanes())
+            .map(|k| {
+                let bits = (bits >> (k * w)) & mask;
+                LaneValue {
+                    bits,
+                    value: format_value(bits, lane_ty),
+                }
+            })
+            .collect()
+    }
+
+    /// How the instruction's values divide into lanes and fields.
+    pub fn layout(&self) -> Layout {
+        let ty = self.instr.ty;
+        let bits = ty.lane().bits();
+        let exponent = ty.exponent_bits();
+        Layout {
+            lanes: ty.lanes(),
+            bits,
+            exponent,
+            fraction: bits - 1 - exponent,
+        }
+    }
+
     /// The result for one case with everything that decided it.
     pub fn explain(&self, ops: &[u64]) -> Result<Explanation, Error> {
         self.check_count(ops.len())?;
@@ -417,22 +457,10 @@ impl Prepared {
                 }
             }
         }
-        let lane_ty = self.instr.ty.lane();
         let lanes = if self.is_predicate() {
             Vec::new()
         } else {
-            let n = self.instr.ty.lanes();
-            let w = lane_ty.bits();
-            let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
-            (0..n)
-                .map(|k| {
-                    let bits = (result >> (k * w)) & mask;
-                    LaneValue {
-                        bits,
-                        value: format_value(bits, lane_ty),
-                    }
-                })
-                .collect()
+            self.lanes(result)
         };
         Ok(Explanation {
             instr: self.instr.to_string(),
@@ -646,7 +674,24 @@ pub fn bits_text(bits: u64, width: u32) -> String {
     format!("0x{bits:0w$x}", w = (width / 4) as usize)
 }
 
-/// One lane of a result: its bits and its decoded value.
+/// How a value of an instruction's type divides: lanes (lane 0 in the low bits), each a sign
+/// bit (the top one), an exponent field and a fraction field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub lanes: u32,
+    /// The bits of one lane.
+    pub bits: u32,
+    pub exponent: u32,
+    pub fraction: u32,
+}
+
+/// What may come next in instruction text typed so far, for the options' target and PTX ISA
+/// version ([`complete::complete`]).
+pub fn complete(text: &str, opts: &Options) -> Completion {
+    complete::complete(text, opts.target, opts.ptx)
+}
+
+/// One lane of a value: its bits and its decoded value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaneValue {
     pub bits: u64,

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod decimal;
+pub mod examples;
 pub mod fast;
 pub mod format;
 pub mod front;

@@ -267,6 +267,25 @@ impl Policies {
         ]
     }
 
+    /// Every value policy `name` takes, as [`Policies::set`] takes them; `None` for `oob_nan`,
+    /// which takes any 16-bit pattern `0xHHHH`, and for a name that is no selectable policy.
+    pub fn choices(name: &str) -> Option<Vec<String>> {
+        fn names<T: core::fmt::Debug>(all: &[T]) -> Option<Vec<String>> {
+            Some(all.iter().map(|v| format!("{v:?}")).collect())
+        }
+        match name {
+            "ftz_tininess" => names(&FTZ_TININESS),
+            "f64_nan" => names(&F64_NAN),
+            "relu_negative_zero" => names(&RELU_NEGATIVE_ZERO),
+            "half_minmax_both_nan" => names(&HALF_MINMAX_BOTH_NAN),
+            "half_max_xorsign_guard" => names(&HALF_MAX_XORSIGN_GUARD),
+            "sm1x_mad" => names(&SM1X_MAD),
+            "sm1x_f32_flush" => names(&SM1X_F32_FLUSH),
+            "visa_equal_operands" => names(&VISA_EQUAL_OPERANDS),
+            _ => None,
+        }
+    }
+
     /// Applies `NAME=VALUE` selections in turn ([`Policies::set`]).
     pub fn with<'a>(
         mut self,

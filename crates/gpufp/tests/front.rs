@@ -402,3 +402,31 @@ fn typed_ftz_products_near_the_normal_limit() {
         }
     }
 }
+
+/// Every listed choice of every policy is accepted by `set` and reported back by `values`;
+/// `oob_nan` takes a pattern rather than a list.
+#[test]
+fn policy_choices_are_what_set_takes() {
+    use gpufp::policy::{Policies, POLICIES};
+    for info in POLICIES {
+        let Some(choices) = Policies::choices(info.name) else {
+            assert!(
+                matches!(info.name, "oob_nan" | "mufu_core"),
+                "{}",
+                info.name
+            );
+            continue;
+        };
+        assert!(!choices.is_empty());
+        for c in choices {
+            let mut p = Policies::default();
+            p.set(info.name, &c).unwrap();
+            let (_, v) = p
+                .values()
+                .into_iter()
+                .find(|(n, _)| *n == info.name)
+                .unwrap();
+            assert_eq!(v, c, "{}", info.name);
+        }
+    }
+}

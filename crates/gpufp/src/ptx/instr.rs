@@ -192,6 +192,16 @@ impl Type {
         }
     }
 
+    /// The width of one lane's exponent field; the sign is the top bit and the significand's
+    /// fraction field the `lane().bits() - 1 - exponent_bits()` low bits.
+    pub fn exponent_bits(self) -> u32 {
+        match self.lane() {
+            Type::F16 => 5,
+            Type::F64 => 11,
+            _ => 8,
+        }
+    }
+
     /// The scalar type of one lane.
     pub fn lane(self) -> Type {
         match self {

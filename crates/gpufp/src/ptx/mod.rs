@@ -3,6 +3,7 @@
 pub mod approx;
 pub mod arith;
 pub mod bounds;
+pub mod complete;
 pub mod cvt;
 pub mod eval;
 pub mod guarantee;
@@ -18,4 +19,4 @@ pub mod value;
 pub use eval::{eval, eval_traced, Context, EvalError, Note, Notes, Rule, Silent, Trace};
 pub use instr::{Instr, Modifier, Modifiers, Opcode, TestpOp, Type};
 pub use parse::{parse_instr, parse_statement, Literal, Operand, ParseError, Statement};
-pub use validate::{validate, Checked, Invalid, PtxVersion, Target};
+pub use validate::{catalog, catalog_of, validate, Checked, Invalid, PtxVersion, Target};

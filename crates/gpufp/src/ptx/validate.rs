@@ -138,6 +138,21 @@ impl Target {
         }
     }
 
+    /// Every target ptxas 13.5 knows, lowest first, each architecture's `a` and `f` forms
+    /// after its base form.
+    pub fn all() -> Vec<Target> {
+        let mut out = Vec::new();
+        for &(sm, _, a, f) in TARGETS {
+            out.push(Target::new(sm));
+            for (exists, suffix) in [(a, TargetSuffix::Arch), (f, TargetSuffix::Family)] {
+                if exists.is_some() {
+                    out.push(Target { sm, suffix });
+                }
+            }
+        }
+        out
+    }
+
     /// The lowest known target of at least `sm` (`sm_10` for 10, `sm_53` for 53).
     pub fn at_least(sm: u32) -> Target {
         let sm = TARGETS.iter().map(|t| t.0).find(|&s| s >= sm).unwrap_or(sm);
@@ -676,4 +691,70 @@ fn features(c: &mut Check) {
             _ => c.need(lane.clone(), 75, v(7, 0)),
         },
     }
+}
+
+/// Every instruction valid for `target` and `ptx` (as [`validate`] takes them): each form of
+/// `opcode` (every `testp` property for `testp`) with each of its types, each subset of the
+/// modifiers that opcode and type may carry (with at most one rounding modifier), and min/max
+/// with two and three inputs; in that order, each once, modifiers as [`Instr`] holds them.
+pub fn catalog_of(opcode: Opcode, target: Option<Target>, ptx: Option<PtxVersion>) -> Vec<Instr> {
+    use super::instr::{Modifier, TestpOp, MODIFIERS};
+    let forms: Vec<Opcode> = match opcode {
+        Opcode::Testp(_) => TestpOp::ALL.map(Opcode::Testp).to_vec(),
+        o => vec![o],
+    };
+    let mut out = Vec::new();
+    for opcode in forms {
+        let inputs: &[u8] = match opcode {
+            Opcode::Min | Opcode::Max => &[2, 3],
+            o => &[o.default_inputs()][..],
+        };
+        for &ty in types_of(opcode) {
+            for &n in inputs {
+                let base = Instr {
+                    inputs: n,
+                    ..Instr::new(opcode, ty)
+                };
+                let ok = allowed(&base);
+                let flags: Vec<Modifier> = MODIFIERS
+                    .iter()
+                    .map(|(_, m)| *m)
+                    .filter(|m| !matches!(m, Modifier::Rnd(_)) && ok.has(*m))
+                    .collect();
+                let rnds: &[Option<Round>] = match ok.rnd {
+                    Some(_) => &[
+                        None,
+                        Some(Round::Rn),
+                        Some(Round::Rz),
+                        Some(Round::Rm),
+                        Some(Round::Rp),
+                    ],
+                    None => &[None],
+                };
+                for &rnd in rnds {
+                    for set in 0..1u32 << flags.len() {
+                        let mut i = base;
+                        i.mods.rnd = rnd;
+                        for (k, m) in flags.iter().enumerate() {
+                            if set >> k & 1 == 1 {
+                                i.mods.insert(*m);
+                            }
+                        }
+                        if validate(&i, target, ptx).is_ok() {
+                            out.push(i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every valid instruction of every opcode ([`catalog_of`]), in [`Opcode::ALL`] order.
+pub fn catalog(target: Option<Target>, ptx: Option<PtxVersion>) -> Vec<Instr> {
+    Opcode::ALL
+        .into_iter()
+        .flat_map(|o| catalog_of(o, target, ptx))
+        .collect()
 }
