@@ -47,7 +47,7 @@ fn vocabulary() -> impl Iterator<Item = &'static str> {
         .chain(Type::ALL.into_iter().map(Type::name))
 }
 
-/// The completions of `text` for `target` and `ptx` (as [`super::validate`] takes them). Text
+/// The completions of `text` for `target` and `ptx` (as [`super::validate()`] takes them). Text
 /// that cannot become a valid instruction (an unknown word, a character that is not part of an
 /// instruction) has none; the validator says why.
 pub fn complete(text: &str, target: Option<Target>, ptx: Option<PtxVersion>) -> Completion {
