@@ -16,10 +16,10 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Elements per array: 4096 keeps the three operand and the result arrays (u64) in L2.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     n: usize,
     /// Passes per measurement; the median is reported.
-    #[arg(long, default_value_t = 31)]
+    #[arg(long, default_value_t = 31, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     reps: usize,
     /// Operand values: `moderate` (finite, normal, |exponent| <= 20: typical data) or `bits`
     /// (uniform random bit patterns: NaNs, infinities, subnormals, overflow and underflow).

@@ -158,7 +158,7 @@ enum VisaCommand {
         #[arg(long = "print", value_name = "V")]
         prints: Vec<String>,
         /// Bytes per GRF register (32 or 64).
-        #[arg(long, default_value_t = 32)]
+        #[arg(long, default_value_t = 32, value_parser = parse_grf)]
         grf: usize,
         /// The 32-bit execution mask (default: all channels enabled).
         #[arg(long, value_parser = parse_u32)]
@@ -170,11 +170,77 @@ enum VisaCommand {
     /// Assemble the MIN/MAX lines of FILE: one line of hex bytes per instruction.
     Asm {
         file: std::path::PathBuf,
-        #[arg(long, default_value_t = 32)]
+        /// Bytes per GRF register (32 or 64).
+        #[arg(long, default_value_t = 32, value_parser = parse_grf)]
         grf: usize,
     },
     /// Disassemble hex bytes (one or more instructions) into text.
     Disasm { hex: Vec<String> },
+}
+
+/// The command line with the options written after positional arguments moved before them, so
+/// `gpufp eval add.rn.f32 1 2 --target sm_70` works although operands may start with `-` (`-1`,
+/// `-inf`): a word starting with `--` that names a long option of the (sub)command is that
+/// option wherever it stands, with its value; words after a bare `--` stay where they are.
+fn hoist_options(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut words = args.into_iter();
+    let mut head: Vec<std::ffi::OsString> = words.next().into_iter().collect();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    for w in words.by_ref() {
+        let sub = w.to_str().and_then(|n| cmd.find_subcommand(n)).cloned();
+        match sub {
+            Some(c) if rest.is_empty() => {
+                head.push(w);
+                cmd = c;
+            }
+            _ => {
+                rest.push(w);
+                break;
+            }
+        }
+    }
+    rest.extend(words);
+    let takes_value = |name: &str| {
+        cmd.get_arguments()
+            .find(|a| a.get_long() == Some(name))
+            .map(|a| a.get_action().takes_values())
+    };
+    let (mut options, mut positional) = (Vec::new(), Vec::new());
+    let mut words = rest.into_iter();
+    while let Some(w) = words.next() {
+        let text = w.to_str().unwrap_or_default();
+        if text == "--" {
+            positional.push(w);
+            positional.extend(words.by_ref());
+            break;
+        }
+        let name = text
+            .strip_prefix("--")
+            .map(|t| t.split('=').next().unwrap_or(t));
+        match name.and_then(takes_value) {
+            Some(value) => {
+                let inline = text.contains('=');
+                options.push(w);
+                if value && !inline {
+                    options.extend(words.next());
+                }
+            }
+            None => positional.push(w),
+        }
+    }
+    head.extend(options);
+    head.extend(positional);
+    head
+}
+
+fn parse_grf(s: &str) -> Result<usize, String> {
+    match s {
+        "32" => Ok(32),
+        "64" => Ok(64),
+        _ => Err(format!("a GRF register has 32 or 64 bytes, not `{s}`")),
+    }
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
@@ -577,7 +643,7 @@ fn report(r: Result<String, String>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(hoist_options(std::env::args_os().collect()));
     if let Err(e) = gpufp_dispatch::cap() {
         return report(Err(e));
     }

@@ -69,9 +69,9 @@ pub struct SweepArgs {
     /// Seed of the random operands (with --random).
     #[arg(long, value_parser = parse_u64)]
     seed: Option<u64>,
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Worker threads, 1 to 1024 (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     /// Write `CHUNK 0xDIGEST` per 2^16 cases to FILE.
     #[arg(long, value_name = "FILE")]
     chunk_digests: Option<PathBuf>,
@@ -333,9 +333,10 @@ pub fn sweep(a: SweepArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
     let start = Instant::now();
     let outcome = match vectors::sweep(&plan, &ready.ctx, threads) {
         Ok(o) => o,

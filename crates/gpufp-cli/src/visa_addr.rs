@@ -27,7 +27,9 @@ fn address(state: &State, text: &str) -> Result<u16, String> {
                 Some(p) => number(p).ok_or_else(|| format!("`{text}`: bad offset `{p}`"))?,
                 None => 0,
             };
-            state.byte_offset(id)? as u64 + offset
+            (state.byte_offset(id)? as u64)
+                .checked_add(offset)
+                .ok_or_else(|| format!("`{text}`: the address does not fit 64 bits"))?
         }
         None => number(text).ok_or_else(|| {
             format!("`{text}` is not an address (a number, `&V<n>` or `&V<n>+<offset>`)")

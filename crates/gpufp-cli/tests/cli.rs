@@ -403,3 +403,121 @@ fn list_prints_what_parse_accepts() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown floating-point opcode `fmaa`"));
 }
+
+/// Options may follow the operands; negative operands still read as operands, and words after
+/// `--` are operands whatever they look like.
+#[test]
+fn options_after_operands() {
+    let o = gpufp(&["eval", "add.rn.f32", "1", "2", "--target", "sm_70"], "");
+    assert_eq!(stdout(&o), "0x40400000\nvalue: 3\n");
+    let o = gpufp(&["eval", "add.rn.f32", "-1", "-inf", "--target=sm_70"], "");
+    assert_eq!(stdout(&o), "0xff800000\nvalue: -inf\n");
+    let o = gpufp(
+        &[
+            "eval",
+            "mul.rn.ftz.f32",
+            "0x3F7FFFFE",
+            "0x00800001",
+            "--policy",
+            "ftz_tininess=BeforeRounding",
+        ],
+        "",
+    );
+    assert!(stdout(&o).starts_with("0x00000000\n"), "{}", stdout(&o));
+    let o = gpufp(&["eval", "add.rn.f32", "--", "1", "-2"], "");
+    assert!(stdout(&o).starts_with("0xbf800000\n"));
+    let o = gpufp(&["eval", "add.rn.f32", "1", "2", "--bogus"], "");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// Values that used to panic, abort, wrap or be accepted are refused with a message.
+#[test]
+fn out_of_range_values_are_refused() {
+    let dir = std::env::temp_dir().join(format!("gpufp-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let refused = |args: &[&str], code: i32, says: &str| {
+        let o = gpufp(args, "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    let alias = file(
+        "alias.visa",
+        ".decl V33 v_type=G type=f num_elts=8\n\
+         .decl V34 v_type=G type=f num_elts=1 alias=<V33, 18446744073709551615>\n",
+    );
+    refused(&["visa", "run", &alias], 1, "does not fit in V33");
+    let region = file(
+        "region.visa",
+        ".decl V33 v_type=G type=f num_elts=16\n\
+         max (M1, 8) V33(0,0)<1> V33(0,0)<9;8,1> V33(0,1)<1;1,0>\n",
+    );
+    refused(
+        &["visa", "run", &region],
+        1,
+        "vertical stride 9 is not 0, 1, 2, 4, 8, 16 or 32",
+    );
+    refused(&["visa", "asm", "--grf", "7", &region], 2, "32 or 64 bytes");
+    let addr = file(
+        "addr.visa",
+        ".decl V33 v_type=G type=f num_elts=8\n.decl V34 v_type=G type=f num_elts=8\n\
+         .decl A0 v_type=A num_elts=1\n",
+    );
+    // V34 is at byte 32: 32 + (2^64 - 32) used to wrap to address 0.
+    refused(
+        &[
+            "visa",
+            "run",
+            &addr,
+            "--set",
+            "A0=&V34+18446744073709551584",
+        ],
+        1,
+        "does not fit 64 bits",
+    );
+    let many = file(
+        "many.visa",
+        &(0..200)
+            .map(|k| format!(".decl V{} v_type=G type=q num_elts=4096\n", k + 33))
+            .collect::<String>(),
+    );
+    refused(&["visa", "run", &many], 1, "more than 4194304 bytes");
+    refused(
+        &["sweep", "add.rn.f32", "--random", "5", "--threads", "0"],
+        2,
+        "1..=1024",
+    );
+    refused(
+        &[
+            "sweep",
+            "add.rn.f32",
+            "--random",
+            "5",
+            "--threads",
+            "100000",
+        ],
+        2,
+        "1..=1024",
+    );
+    refused(
+        &["sweep", "add.rn.f16", "--random", "18446744073709551615"],
+        1,
+        "at most 2^40",
+    );
+    refused(&["bench", "--reps", "0", "add.rn.f32"], 2, "--reps");
+    let ptx = file("mem.ptx", ".reg .b32 r;\n");
+    refused(
+        &["run", &ptx, "--mem", "0xffffffffffffffff=0x1234"],
+        1,
+        "run past the last address",
+    );
+    // The last address itself takes a byte.
+    let o = gpufp(&["run", &ptx, "--mem", "0xffffffffffffffff=0x12"], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -20,7 +20,7 @@ use crate::ieee;
 use crate::policy::Policies;
 use crate::round::{Round, Rounding};
 use core::fmt;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// An error and where it is (1-based line and column of the program text).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,11 +225,14 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-/// Parsing state: the text, its line starts and the declarations so far.
+/// Parsing state: the text, its line starts, where its multi-byte characters continue, and the
+/// declarations so far (with an index by name, so each lookup costs the same however many).
 struct Parser<'a> {
     text: &'a str,
     lines: Vec<usize>,
+    continuations: Vec<usize>,
     decls: Vec<Decl>,
+    names: HashMap<String, usize>,
     target: Option<Target>,
 }
 
@@ -243,11 +246,14 @@ fn is_ident(w: &str) -> bool {
 }
 
 impl Parser<'_> {
-    /// The 1-based line and column (in characters) of byte `at`.
+    /// The 1-based line and column (in characters) of byte `at`, by binary search: the bytes
+    /// from the line's start less the continuation bytes of multi-byte characters among them.
     fn position(&self, at: usize) -> (usize, usize) {
+        let at = at.min(self.text.len());
         let line = self.lines.partition_point(|&s| s <= at);
         let start = self.lines[line - 1];
-        let column = self.text[start..at.min(self.text.len())].chars().count() + 1;
+        let before = |x: usize| self.continuations.partition_point(|&c| c < x);
+        let column = at - start - (before(at) - before(start)) + 1;
         (line, column)
     }
 
@@ -265,9 +271,9 @@ impl Parser<'_> {
         if !is_ident(name) {
             return Err(self.err(at, format!("`{name}` is not a register name")));
         }
-        self.decls
-            .iter()
-            .position(|d| d.name == name)
+        self.names
+            .get(name)
+            .copied()
             .ok_or_else(|| self.err(at, format!("undeclared register `{name}`")))
     }
 
@@ -469,7 +475,12 @@ pub fn parse_program(text: &str, target: Option<Target>) -> Result<Program, RunE
     let mut p = Parser {
         text: &clean,
         lines,
+        continuations: (clean.bytes().enumerate())
+            .filter(|(_, b)| b & 0xC0 == 0x80)
+            .map(|(k, _)| k)
+            .collect(),
         decls: Vec::new(),
+        names: HashMap::new(),
         target,
     };
     let mut stmts = Vec::new();
@@ -587,9 +598,10 @@ fn directive(p: &mut Parser, pos: usize, end: usize) -> Res<()> {
             if !is_ident(&n) {
                 return Err(p.err(at, format!("`{n}` is not a register name")));
             }
-            if p.decls.iter().any(|d| d.name == n) {
+            if p.names.contains_key(&n) {
                 return Err(p.err(at, format!("register `{n}` is declared twice")));
             }
+            p.names.insert(n.clone(), p.decls.len());
             p.decls.push(Decl { name: n, ty, line });
         }
     }
@@ -1016,7 +1028,7 @@ impl Machine {
         let (addr, words) = spec
             .split_once('=')
             .ok_or_else(|| format!("`{spec}`: expected ADDR=0xWORD[,0xWORD...]"))?;
-        let mut at = int_value(addr, 64)?;
+        let mut at = Some(int_value(addr, 64)?);
         for w in words.split(',') {
             let digits = w
                 .strip_prefix("0x")
@@ -1027,8 +1039,11 @@ impl Machine {
             let v =
                 u64::from_str_radix(digits, 16).map_err(|_| format!("`{w}` is not hexadecimal"))?;
             for k in 0..digits.len() / 2 {
-                self.mem.insert(at, (v >> (8 * k)) as u8);
-                at += 1;
+                let addr = at.ok_or_else(|| {
+                    "the words run past the last address 0xffffffffffffffff".to_string()
+                })?;
+                self.mem.insert(addr, (v >> (8 * k)) as u8);
+                at = addr.checked_add(1);
             }
         }
         Ok(())

@@ -100,12 +100,22 @@ pub struct Plan {
     pub count: u64,
 }
 
+/// The most random cases one sweep takes: 2^24 chunks, whose sums take 256 MiB.
+pub const MAX_RANDOM: u64 = 1 << 40;
+
 impl Plan {
     /// The sweep of `instr` over `space`. An exhaustive sweep walks the per-lane input space:
     /// each operand's lane pattern is a field of the case index, and packed types carry the same
     /// pattern in every lane; spaces over 2^32 cases are refused.
     pub fn new(instr: &Instr, space: Space) -> Result<Plan, SweepError> {
         let count = match space {
+            // Each chunk's sum is kept for --chunk-digests: memory grows with the count.
+            Space::Random { count, .. } if count > MAX_RANDOM => {
+                return Err(SweepError::TooLarge(format!(
+                    "{count} random cases: a sweep takes at most 2^40 ({MAX_RANDOM}); \
+                     split larger ones by seed"
+                )));
+            }
             Space::Random { count, .. } => count,
             Space::Exhaustive => {
                 let bits = u32::from(instr.inputs) * lane_bits(instr);
@@ -266,33 +276,36 @@ pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, Swee
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<SweepError>> = Mutex::new(None);
     let mut sums = vec![0u64; chunks as usize];
+    let work = || {
+        let mut mine = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= chunks {
+                break;
+            }
+            match plan.chunk(c, ctx) {
+                Ok(sum) => mine.push((c, sum)),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
+                    f.get_or_insert(e);
+                }
+            }
+        }
+        mine
+    };
     let done: Vec<Vec<(u64, u64)>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while !stop.load(Ordering::Relaxed) {
-                        let c = next.fetch_add(1, Ordering::Relaxed);
-                        if c >= chunks {
-                            break;
-                        }
-                        match plan.chunk(c, ctx) {
-                            Ok(sum) => mine.push((c, sum)),
-                            Err(e) => {
-                                stop.store(true, Ordering::Relaxed);
-                                let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                                f.get_or_insert(e);
-                            }
-                        }
-                    }
-                    mine
-                })
-            })
+        // As many workers as the system gives, up to `threads`; the calling thread works too.
+        let workers: Vec<_> = (1..threads.max(1))
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+        let mut done = vec![work()];
+        done.extend(
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+        );
+        done
     });
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);

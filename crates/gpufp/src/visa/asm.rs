@@ -12,6 +12,7 @@
 //! "`MIN[.sat] (<exec_size>) <dst> <src0> <src1> | MAX[.sat] (<exec_size>) <dst> <src0> <src1>`".
 //! `(8)` means `(M1, 8)`; `NoMask` means `M1_NM`.
 
+use super::encode::REGION_VALUES;
 use super::state::{AddrDecl, Decl};
 use super::{exec_size_code, MaskCtrl, MinMax, Op, Operand, Region, SrcMod, VType};
 use crate::decimal;
@@ -297,18 +298,29 @@ fn operand(c: &mut Cursor, dst: bool) -> Res<Operand> {
     Ok(Operand::Imm { ty, bits })
 }
 
+/// One region value: those the encoding has a code for (0, 1, 2, 4, 8, 16, 32), so that `run`
+/// takes exactly what `asm` encodes.
+fn region_value(c: &mut Cursor, what: &str) -> Res<u8> {
+    let at = c.pos;
+    let v = c.small(what)?;
+    if !REGION_VALUES.contains(&v) {
+        return Err((at, format!("{what} {v} is not 0, 1, 2, 4, 8, 16 or 32")));
+    }
+    Ok(v)
+}
+
 /// A destination region `<hs>` or a source region `<vs;w,hs>`.
 fn region(c: &mut Cursor, dst: bool) -> Res<Region> {
     c.expect("<")?;
     let region = if dst {
-        let hs = c.small("stride")?;
+        let hs = region_value(c, "horizontal stride")?;
         Region::dst(hs)
     } else {
-        let vs = c.small("stride")?;
+        let vs = region_value(c, "vertical stride")?;
         c.expect(";")?;
-        let w = c.small("width")?;
+        let w = region_value(c, "width")?;
         c.expect(",")?;
-        let hs = c.small("stride")?;
+        let hs = region_value(c, "horizontal stride")?;
         Region::src(vs, w, hs)
     };
     c.expect(">")?;

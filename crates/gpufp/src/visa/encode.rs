@@ -39,7 +39,7 @@ const EXEC_SIZES: [u8; 6] = [1, 2, 4, 8, 16, 32];
 
 /// Region values in nibble-code order; code 0 is "absent", so value `REGION_VALUES[i]` has code
 /// `i + 1`.
-const REGION_VALUES: [u8; 7] = [0, 1, 2, 4, 8, 16, 32];
+pub(crate) const REGION_VALUES: [u8; 7] = [0, 1, 2, 4, 8, 16, 32];
 
 /// Why a byte string is not a valid `MIN_MAX` instruction, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -59,6 +59,10 @@ pub struct State {
     addrs: BTreeMap<u16, Vec<u16>>,
 }
 
+/// The most bytes the declared variables may take together (4 MiB, 65,536 registers of 64
+/// bytes), so memory stays in proportion to the program text.
+pub const MAX_FILE_BYTES: usize = 4 << 20;
+
 impl State {
     /// An empty state: every channel enabled, every denormal allowed (`%cr0` default).
     pub fn new(grf_size: usize) -> Result<State, String> {
@@ -100,7 +104,7 @@ impl State {
                     .vars
                     .get(&base)
                     .ok_or_else(|| format!("V{}: alias of undeclared V{base}", d.id))?;
-                if off + size > b.size {
+                if off.checked_add(size).is_none_or(|end| end > b.size) {
                     return Err(format!(
                         "V{}: alias of {size} bytes at offset {off} does not fit in V{base} ({} bytes)",
                         d.id, b.size
@@ -116,6 +120,12 @@ impl State {
         if d.alias.is_none() {
             // Round the file up to whole registers so the next variable starts on its own.
             let end = (offset + size).div_ceil(self.grf_size) * self.grf_size;
+            if end > MAX_FILE_BYTES {
+                return Err(format!(
+                    "V{}: the declared variables would take more than {MAX_FILE_BYTES} bytes",
+                    d.id
+                ));
+            }
             self.bytes.resize(end.max(self.bytes.len()), 0);
         }
         self.vars.insert(
