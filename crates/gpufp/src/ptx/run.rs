@@ -13,7 +13,7 @@ use super::cvt::{setp, CmpOp, Cvt};
 use super::eval::{eval, Context};
 use super::instr::{Instr, Opcode, Type};
 use super::parse::{parse_instr, parse_operand, Literal, Operand};
-use super::validate::{validate, Target};
+use super::validate::{validate, PtxVersion, Target};
 use super::value::{format_value, parse_value};
 use crate::format::{Format, BF16, F16, F32, F64};
 use crate::ieee;
@@ -234,6 +234,8 @@ struct Parser<'a> {
     decls: Vec<Decl>,
     names: HashMap<String, usize>,
     target: Option<Target>,
+    /// The module's `.version`, which instructions are validated for.
+    ptx: Option<PtxVersion>,
 }
 
 type Res<T> = Result<T, RunError>;
@@ -482,6 +484,7 @@ pub fn parse_program(text: &str, target: Option<Target>) -> Result<Program, RunE
         decls: Vec::new(),
         names: HashMap::new(),
         target,
+        ptx: None,
     };
     let mut stmts = Vec::new();
     let mut pos = 0;
@@ -493,6 +496,10 @@ pub fn parse_program(text: &str, target: Option<Target>) -> Result<Program, RunE
         pos = labels(&p, pos)?;
         if pos >= clean.len() {
             break;
+        }
+        if let Some(next) = module_structure(&mut p, pos, target.is_some())? {
+            pos = next;
+            continue;
         }
         let end = match clean[pos..].find(';') {
             Some(e) => pos + e,
@@ -513,6 +520,58 @@ pub fn parse_program(text: &str, target: Option<Target>) -> Result<Program, RunE
         decls: p.decls,
         stmts,
     })
+}
+
+/// What a module nvcc emits has around the straight-line code, at `pos`: the directives that end
+/// with their line (`.version`, `.target`, `.address_size`, `.file`, `.loc`), a kernel's or
+/// function's header up to its body's `{` (or a prototype's `;`), and the braces. `.version`
+/// sets the PTX ISA version instructions are validated for; `.target` the target, unless one
+/// was `given`. Returns where parsing goes on, or `None` when `pos` holds none of these.
+fn module_structure(p: &mut Parser, pos: usize, given: bool) -> Res<Option<usize>> {
+    let rest = &p.text[pos..];
+    if rest.starts_with(['{', '}']) {
+        return Ok(Some(pos + 1));
+    }
+    let word = rest.split_whitespace().next().unwrap_or_default();
+    let line_end = pos + rest.find('\n').unwrap_or(rest.len());
+    let args_at = pos + word.len();
+    let args = p.text[args_at..line_end].trim();
+    let at =
+        args_at + (p.text[args_at..line_end].len() - p.text[args_at..line_end].trim_start().len());
+    match word {
+        ".version" => {
+            let v = args.parse().map_err(|e: String| p.err(at, e))?;
+            p.ptx = Some(v);
+        }
+        ".target" => {
+            let first = args.split(',').next().unwrap_or_default().trim();
+            let t: Target = first.parse().map_err(|e: String| p.err(at, e))?;
+            if !given {
+                p.target = Some(t);
+            }
+        }
+        ".address_size" => {
+            if args != "32" && args != "64" {
+                return Err(p.err(at, format!("`.address_size {args}`: expected 32 or 64")));
+            }
+        }
+        ".file" | ".loc" => {}
+        ".visible" | ".weak" | ".extern" | ".entry" | ".func" => {
+            // The header runs to the body's `{`, or to the `;` of a prototype, outside `(...)`.
+            let mut depth = 0usize;
+            for (k, c) in rest.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth = depth.saturating_sub(1),
+                    '{' | ';' if depth == 0 => return Ok(Some(pos + k + 1)),
+                    _ => {}
+                }
+            }
+            return Err(p.err(pos, format!("`{word}` header without a body `{{` or `;`")));
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(line_end))
 }
 
 /// Skips labels (`name:`) at `pos`.
@@ -644,6 +703,10 @@ fn statement(p: &Parser, mut pos: usize, end: usize) -> Res<Option<Stmt>> {
         return Err(p.err(*at, "missing operand"));
     }
     let head = opword.split('.').next().unwrap_or_default();
+    // The end of a kernel's or function's straight-line body.
+    if matches!(opword, "ret" | "ret.uni" | "exit") && operands.is_empty() && guard.is_none() {
+        return Ok(None);
+    }
     let op = match head {
         "mov" => mov(p, pos, opword, &operands)?,
         "cvt" => cvt(p, pos, opword, &operands)?,
@@ -727,7 +790,7 @@ fn float(p: &Parser, pos: usize, opword: &str, ops: &[(usize, &str)]) -> Res<Op>
     };
     count(p, pos, opword, ops, allowed)?;
     instr.inputs = (ops.len() - 1) as u8;
-    let checked = validate(&instr, p.target, None).map_err(|e| p.err(pos, e.to_string()))?;
+    let checked = validate(&instr, p.target, p.ptx).map_err(|e| p.err(pos, e.to_string()))?;
     let ty = RegType::F(instr.ty);
     let dest_ty = match instr.opcode {
         Opcode::Testp(_) => RegType::Pred,
