@@ -208,6 +208,9 @@ test(`${CASES.length} cases across every family show the bits gpufp eval prints`
     });
     assert.equal(shell, want.text, `${label}: ${command}`);
   }
+  // The picture: a packed fma, whose lanes round differently.
+  await enter(page, CASES.find((c) => c.instr === 'fma.rn.f16x2'));
+  assert.equal(await page.isHidden('#three-box'), true);
   await page.screenshot({ path: join(OUT, 'playground.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();

@@ -76,7 +76,7 @@ pub struct Check {
     pub effective: Option<String>,
     /// The number of source operands.
     pub inputs: usize,
-    /// Whether the instruction also has a three-operand form (min/max).
+    /// Whether the instruction has a three-operand form besides its usual two (min/max).
     pub three: bool,
     pub predicate: bool,
     pub layout: Option<Layout>,
@@ -230,7 +230,7 @@ pub fn check_text(text: &str, target: &str, ptx: &str, operands: usize) -> Check
             c.canonical = Some(p.instr.to_string());
             c.effective = (p.effective() != &p.instr).then(|| p.effective().to_string());
             c.inputs = p.inputs();
-            c.three = Prepared::new(text.trim(), &three).is_ok();
+            c.three = c.inputs == 2 && Prepared::new(text.trim(), &three).is_ok();
             c.predicate = p.is_predicate();
             c.layout = layout(&p);
             c.min_target = Some(p.checked.min_target.to_string());

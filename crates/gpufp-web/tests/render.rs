@@ -82,6 +82,7 @@ fn checks_completions_and_examples() {
     let c = check_text("min.f32", "", "", 0);
     assert!(c.ok && c.three && c.inputs == 2 && !c.predicate);
     assert!(!check_text("min.f16", "", "", 0).three);
+    assert!(!check_text("fma.rn.f32", "", "", 0).three);
     let c = check_text("testp.finite.f64", "", "", 0);
     assert!(c.ok && c.predicate && c.inputs == 1);
     let c = check_text("div.f32", "", "1.3", 0);
