@@ -265,7 +265,7 @@ function render() {
     $('check').textContent = e.error.message;
     $('check').className = 'check bad';
   }
-  $('command').textContent = e ? `$ ${e.command}` : '';
+  $('command').textContent = e ? `$ ${gpufp.command(state.instr, operands, state.target, state.ptx, state.policies)}` : '';
   $('cli-text').textContent = lastEvaluation ? e.text : e ? `error: ${e.error.message}` : '';
   if (lastEvaluation) showResult(e);
   history.replaceState(null, '', toUrl());

@@ -19,7 +19,12 @@ mod visa_addr;
 
 /// A bit-exact model of GPU floating-point instructions.
 #[derive(Parser)]
-#[command(name = "gpufp", version, about, long_about = None)]
+#[command(
+    name = "gpufp",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("GPUFP_COMMIT"), ")"),
+    about,
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -76,8 +81,12 @@ enum Command {
         operands: Vec<String>,
         #[command(flatten)]
         model: Model,
+        /// Print the result and everything that decided it as one JSON object (bits as `0x`
+        /// text); on an error, `ok` is false and `error` says what and where.
+        #[arg(long)]
+        json: bool,
     },
-    /// Evaluate `INSTR OPERAND...` lines from FILE (or stdin): one result line per case.
+    /// Evaluate `INSTR OPERAND...` lines from FILE (or stdin, also `-`): one result line per case.
     Batch {
         #[command(flatten)]
         at: Where,
@@ -125,6 +134,21 @@ enum Command {
         operands: Option<u8>,
         /// The instruction, e.g. `min.ftz.NaN.xorsign.abs.f32`.
         instr: String,
+        /// Print the verdict as one JSON object; on an error, `ok` is false and `error` says
+        /// what and where.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script: `gpufp completions bash > /etc/bash_completion.d/gpufp`.
+    Completions {
+        /// bash, elvish, fish, powershell or zsh.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `gpufp man > gpufp.1 && man ./gpufp.1`; `gpufp man eval`
+    /// for a subcommand's page (`gpufp-eval.1`).
+    Man {
+        /// A subcommand (`eval`, `visa`, ...).
+        subcommand: Option<String>,
     },
     /// List every valid instruction for a target and PTX ISA version, one per line with its
     /// number of source operands; only those of OPCODE if given.
@@ -382,6 +406,28 @@ fn visa_value(bits: u64, ty: gpufp::visa::VType) -> String {
     }
 }
 
+/// `gpufp man [SUBCOMMAND]`: the manual page of the command or of one subcommand.
+fn man(subcommand: Option<&str>) -> Result<String, String> {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let cmd = match subcommand {
+        None => cli,
+        Some(name) => {
+            let sub = cli
+                .find_subcommand(name)
+                .ok_or_else(|| format!("`{name}` is not a subcommand of gpufp"))?;
+            sub.clone()
+                .name(format!("gpufp-{name}"))
+                .version(cli.get_version().unwrap_or_default().to_string())
+        }
+    };
+    let mut page = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .render(&mut page)
+        .map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&page).into_owned())
+}
+
 /// `gpufp list`: the catalog of valid instructions, `INSTR OPERANDS` per line.
 fn list(at: Where, opcode: Option<&str>) -> Result<String, String> {
     use gpufp::ptx::{catalog, catalog_of, Opcode};
@@ -629,6 +675,21 @@ fn parse(at: Where, operands: Option<u8>, text: &str) -> Result<String, String> 
     Ok(out)
 }
 
+/// `value` as one line of JSON; exit status 1 unless `ok`.
+fn json(value: &impl serde::Serialize, ok: bool) -> ExitCode {
+    match serde_json::to_string(value) {
+        Ok(text) => {
+            println!("{text}");
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => report(Err(e.to_string())),
+    }
+}
+
 fn report(r: Result<String, String>) -> ExitCode {
     match r {
         Ok(text) => {
@@ -653,6 +714,20 @@ fn main() -> ExitCode {
             instr,
             operands,
             model,
+            json: true,
+        } => match model.options(at) {
+            Err(e) => report(Err(e)),
+            Ok(opts) => {
+                let e = gpufp::report::Evaluation::of(&instr, &operands, &opts);
+                json(&e, e.ok)
+            }
+        },
+        Command::Eval {
+            at,
+            instr,
+            operands,
+            model,
+            json: false,
         } => report(
             model
                 .options(at)
@@ -667,9 +742,31 @@ fn main() -> ExitCode {
             at,
             operands,
             instr,
+            json: true,
+        } => {
+            let opts = Options {
+                target: at.target,
+                ptx: at.ptx,
+                operands: operands.map(usize::from),
+                ..Options::default()
+            };
+            let c = gpufp::report::Check::of(&instr, &opts);
+            json(&c, c.ok)
+        }
+        Command::Parse {
+            at,
+            operands,
+            instr,
+            json: false,
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
         Command::List { at, opcode } => report(list(at, opcode.as_deref())),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "gpufp", &mut io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Man { subcommand } => report(man(subcommand.as_deref())),
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
         Command::Sweep(a) => vectors::sweep(a),
@@ -686,7 +783,7 @@ fn main() -> ExitCode {
                 Ok(opts) => opts,
                 Err(e) => return report(Err(e)),
             };
-            let result = match &file {
+            let result = match file.as_ref().filter(|p| p.as_os_str() != "-") {
                 Some(path) => {
                     std::fs::File::open(path).and_then(|f| batch(&opts, &mut io::BufReader::new(f)))
                 }

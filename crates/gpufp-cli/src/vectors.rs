@@ -45,9 +45,12 @@ pub struct CheckArgs {
     /// How many mismatches to explain.
     #[arg(long, default_value_t = 10)]
     show: usize,
+    /// Print one JSON object: the counts and the mismatches shown.
+    #[arg(long)]
+    json: bool,
     /// The instruction the results are for.
     instr: String,
-    /// Lines `[INSTR] OPERAND... RESULT` (stdin when absent).
+    /// Lines `[INSTR] OPERAND... RESULT` (stdin when absent or `-`).
     file: Option<PathBuf>,
 }
 
@@ -72,6 +75,9 @@ pub struct SweepArgs {
     /// Worker threads, 1 to 1024 (default: every core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
+    /// Print one JSON object instead of `name: value` lines.
+    #[arg(long)]
+    json: bool,
     /// Write `CHUNK 0xDIGEST` per 2^16 cases to FILE.
     #[arg(long, value_name = "FILE")]
     chunk_digests: Option<PathBuf>,
@@ -124,11 +130,13 @@ pub fn gen(a: GenArgs) -> ExitCode {
     let width = ready.width();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let bar = progress(a.count, "cases");
     for case in ready.cases(level, a.seed, a.count) {
         let (ops, d) = match case {
             Ok(c) => c,
             Err(e) => return fail(e),
         };
+        bar.inc(1);
         let mut line = ready.instr.to_string();
         for &x in &ops[..n] {
             line.push(' ');
@@ -138,10 +146,42 @@ pub fn gen(a: GenArgs) -> ExitCode {
             return write_failed(&e);
         }
     }
+    bar.finish_and_clear();
     match out.flush() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => write_failed(&e),
     }
+}
+
+/// A progress bar with rate and time left on standard error when it is a terminal (hidden
+/// otherwise, so piped and redirected runs print nothing extra); a spinner with the rate when
+/// the total is unknown.
+fn progress(total: Option<u64>, unit: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let template = match total {
+        Some(_) => {
+            format!("{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{rate}}, {{eta}} left)")
+        }
+        None => format!("{{spinner}} {{human_pos}} {unit} ({{rate}})"),
+    };
+    let style = ProgressStyle::with_template(&template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.2} M/s", s.per_sec() / 1e6);
+            },
+        );
+    let bar = match total {
+        Some(n) => ProgressBar::new(n),
+        None => ProgressBar::no_length(),
+    }
+    .with_style(style);
+    if !io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
 }
 
 /// Counts over the checked lines.
@@ -236,6 +276,7 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
         by_count: HashMap::new(),
     };
     let mut t = Tally::default();
+    let mut shown = Vec::new();
     let mut line = String::new();
     let mut number = 0u64;
     loop {
@@ -250,6 +291,11 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
             continue;
         }
         match checker.line(trimmed) {
+            Err(e) if a.json => {
+                let error = serde_json::json!({ "line": number, "error": e.to_string() });
+                writeln!(out, "{error}")?;
+                return Ok(false);
+            }
             Err(e) => {
                 writeln!(out, "error: line {number}: {e}")?;
                 return Ok(false);
@@ -258,7 +304,13 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
                 t.errors += 1;
                 if t.shown < a.show {
                     t.shown += 1;
-                    writeln!(out, "error: line {number}: {e}")?;
+                    if a.json {
+                        shown.push(serde_json::json!({
+                            "line": number, "kind": "error", "message": e.to_string(),
+                        }));
+                    } else {
+                        writeln!(out, "error: line {number}: {e}")?;
+                    }
                 }
             }
             Ok(Line::Judged(verdicts, ready)) => {
@@ -275,11 +327,27 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
                     } else {
                         "spec violation"
                     };
-                    writeln!(out, "line {number}: {what}: {trimmed}")?;
-                    write!(out, "{}", ready.mismatch_text(&verdicts))?;
+                    if a.json {
+                        let details = ready.mismatch_text(&verdicts);
+                        shown.push(serde_json::json!({
+                            "line": number, "kind": what, "text": trimmed,
+                            "details": details.lines().map(str::trim).collect::<Vec<_>>(),
+                        }));
+                    } else {
+                        writeln!(out, "line {number}: {what}: {trimmed}")?;
+                        write!(out, "{}", ready.mismatch_text(&verdicts))?;
+                    }
                 }
             }
         }
+    }
+    if a.json {
+        let summary = serde_json::json!({
+            "cases": t.cases, "exact": t.exact, "within_spec": t.within,
+            "violations": t.violations, "errors": t.errors, "shown": shown,
+        });
+        writeln!(out, "{summary}")?;
+        return Ok(t.violations == 0 && t.errors == 0);
     }
     writeln!(out, "cases: {}", t.cases)?;
     writeln!(out, "exact: {}", t.exact)?;
@@ -297,7 +365,7 @@ pub fn check(a: CheckArgs) -> ExitCode {
     }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = match &a.file {
+    let result = match a.file.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(path) => std::fs::File::open(path)
             .and_then(|f| check_lines(&a, &mut io::BufReader::new(f), &mut out)),
         None => check_lines(&a, &mut io::stdin().lock(), &mut out),
@@ -307,9 +375,8 @@ pub fn check(a: CheckArgs) -> ExitCode {
         (Ok(true), Ok(())) => ExitCode::SUCCESS,
         (Ok(false), Ok(())) => ExitCode::FAILURE,
         (Err(e), _) | (_, Err(e)) => {
-            let name = a
-                .file
-                .as_ref()
+            let name = (a.file.as_ref())
+                .filter(|p| p.as_os_str() != "-")
                 .map_or("stdin".to_string(), |p| p.display().to_string());
             fail(format_args!("reading {name}: {e}"))
         }
@@ -338,10 +405,12 @@ pub fn sweep(a: SweepArgs) -> ExitCode {
         usize::from,
     );
     let start = Instant::now();
-    let outcome = match vectors::sweep(&plan, &ready.ctx, threads) {
+    let bar = progress(Some(plan.count), "cases");
+    let outcome = match vectors::sweep::sweep_with(&plan, &ready.ctx, threads, &|n| bar.inc(n)) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
+    bar.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
     if let Some(path) = &a.chunk_digests {
         let text: String = outcome
@@ -358,6 +427,16 @@ pub fn sweep(a: SweepArgs) -> ExitCode {
         Space::Exhaustive => "exhaustive".to_string(),
         Space::Random { seed, .. } => format!("random, seed {seed}"),
     };
+    if a.json {
+        let summary = serde_json::json!({
+            "instr": ready.instr.to_string(), "space": space, "threads": threads,
+            "count": outcome.count, "elapsed_s": elapsed,
+            "throughput": outcome.count as f64 / elapsed.max(1e-9),
+            "digest": format!("0x{:016x}", outcome.digest),
+        });
+        println!("{summary}");
+        return ExitCode::SUCCESS;
+    }
     println!("instr: {}", ready.instr);
     println!("space: {space}");
     println!("threads: {threads}");

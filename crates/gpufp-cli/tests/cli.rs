@@ -521,3 +521,89 @@ fn out_of_range_values_are_refused() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+fn json_of(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+/// `--json` on eval, parse, sweep and check: one object, with what the text output says.
+#[test]
+fn json_output() {
+    let args = [
+        "eval",
+        "fma.rn.f16x2",
+        "{1.5, 2048}",
+        "{-2, 1}",
+        "{0.25, nan}",
+    ];
+    let text = stdout(&gpufp(&args, ""));
+    let j = json_of(&gpufp(&[&args[..], &["--json"]].concat(), ""));
+    assert_eq!(j["ok"], true);
+    assert_eq!(j["text"], text.as_str());
+    assert_eq!(j["result"], "0x7fffc180");
+    assert_eq!(j["lanes"][0]["value"], "-2.75");
+    assert_eq!(j["operands"][0]["lanes"][1]["bits"], "0x6800");
+    let o = gpufp(&["eval", "--json", "add.foo.f32", "1", "2"], "");
+    assert_eq!(o.status.code(), Some(1));
+    let j = json_of(&o);
+    assert_eq!(
+        (j["ok"].clone(), j["error"]["column"].clone()),
+        (false.into(), 3.into())
+    );
+
+    let j = json_of(&gpufp(
+        &[
+            "parse",
+            "--json",
+            "--target",
+            "sm_86",
+            "min.xorsign.abs.f16",
+        ],
+        "",
+    ));
+    assert_eq!(j["canonical"], "min.xorsign.abs.f16");
+    assert_eq!(j["min_target"], "sm_86");
+    let o = gpufp(&["parse", "--json", "--target", "sm_75", "min.NaN.f32"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(json_of(&o)["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("sm_80"));
+
+    let sweep = ["sweep", "add.rn.f16", "--random", "100000", "--seed", "7"];
+    let text = stdout(&gpufp(&sweep, ""));
+    let j = json_of(&gpufp(&[&sweep[..], &["--json"]].concat(), ""));
+    assert!(text.contains(&format!("digest: {}", j["digest"].as_str().unwrap())));
+    assert_eq!(j["count"], 100000);
+
+    let lines = "add.rn.f32 1 2 0x40400000\nadd.rn.f32 1 2 0x40400001\n";
+    let o = gpufp(&["check", "--json", "add.rn.f32", "-"], lines);
+    assert_eq!(o.status.code(), Some(1));
+    let j = json_of(&o);
+    assert_eq!(
+        (j["cases"].clone(), j["exact"].clone()),
+        (2.into(), 1.into())
+    );
+    assert_eq!(j["violations"], 1);
+    assert_eq!(j["shown"][0]["line"], 2);
+}
+
+/// `-` reads standard input; `--version` names the commit; completions and manual pages come
+/// from the command's definition; a piped long sweep draws no progress bar.
+#[test]
+fn everyday_conveniences() {
+    let o = gpufp(&["batch", "-"], "add.rn.f32 1 2\n");
+    assert_eq!(stdout(&o), "0x40400000\n");
+    let v = stdout(&gpufp(&["--version"], ""));
+    assert!(v.starts_with("gpufp 0.1.0 (commit "), "{v}");
+    let bash = stdout(&gpufp(&["completions", "bash"], ""));
+    assert!(bash.contains("_gpufp()") && bash.contains("eval"));
+    let man = stdout(&gpufp(&["man"], ""));
+    assert!(man.contains(".TH gpufp 1") && man.contains("sweep"));
+    let man = stdout(&gpufp(&["man", "eval"], ""));
+    assert!(man.contains(".TH gpufp-eval 1") && man.contains("\\-\\-json"));
+    assert_eq!(gpufp(&["man", "nope"], "").status.code(), Some(1));
+    let o = gpufp(&["sweep", "add.rn.f32", "--random", "2000000"], "");
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}

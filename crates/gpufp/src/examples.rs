@@ -6,6 +6,7 @@
 /// [`crate::front::Prepared::parse_operand`] takes them, the target it needs (`None`: the lowest
 /// that has it), and what the operands show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Example {
     pub section: &'static str,
     pub instr: &'static str,

@@ -18,6 +18,8 @@ pub mod ieee;
 pub mod mufu;
 pub mod policy;
 pub mod ptx;
+#[cfg(feature = "serde")]
+pub mod report;
 pub mod round;
 pub mod steps;
 pub mod vectors;

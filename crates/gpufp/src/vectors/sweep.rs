@@ -262,6 +262,17 @@ pub struct Outcome {
 /// Runs `plan` on `threads` threads, which take chunks in turn. Case 0 is evaluated first, so an
 /// instruction that does not evaluate fails at once.
 pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, SweepError> {
+    sweep_with(plan, ctx, threads, &|_| {})
+}
+
+/// [`sweep`], calling `done` with the number of cases of each chunk as it finishes (from the
+/// worker threads): for a progress display.
+pub fn sweep_with(
+    plan: &Plan,
+    ctx: &Context,
+    threads: usize,
+    done: &(dyn Fn(u64) + Sync),
+) -> Result<Outcome, SweepError> {
     if plan.count > 0 {
         let ops = plan.operands(0);
         let n = usize::from(plan.instr.inputs).min(3);
@@ -284,7 +295,10 @@ pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, Swee
                 break;
             }
             match plan.chunk(c, ctx) {
-                Ok(sum) => mine.push((c, sum)),
+                Ok(sum) => {
+                    mine.push((c, sum));
+                    done(plan.count.min((c + 1).saturating_mul(CHUNK)) - c * CHUNK);
+                }
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);
                     let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
@@ -294,7 +308,7 @@ pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, Swee
         }
         mine
     };
-    let done: Vec<Vec<(u64, u64)>> = std::thread::scope(|s| {
+    let finished: Vec<Vec<(u64, u64)>> = std::thread::scope(|s| {
         // As many workers as the system gives, up to `threads`; the calling thread works too.
         let workers: Vec<_> = (1..threads.max(1))
             .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
@@ -310,7 +324,7 @@ pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, Swee
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    for (c, sum) in done.into_iter().flatten() {
+    for (c, sum) in finished.into_iter().flatten() {
         sums[c as usize] = sum;
     }
     Ok(Outcome {
