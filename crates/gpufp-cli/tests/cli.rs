@@ -607,3 +607,18 @@ fn everyday_conveniences() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stderr), "");
 }
+
+/// docs/vectors.md's sample `check` output is what `check` prints for its two cases.
+#[test]
+fn vectors_doc_check_sample() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/vectors.md"
+    ))
+    .unwrap();
+    let after = doc.split("then the summary:\n\n```\n").nth(1).unwrap();
+    let sample = after.split("```").next().unwrap();
+    let lines = "add.rn.f32 0x3f800000 0x33800000 0x3f800001\n\
+                 add.rn.f32 0x3f800000 0x3f800000 0x40000000\n";
+    assert_eq!(stdout(&gpufp(&["check", "add.rn.f32"], lines)), sample);
+}

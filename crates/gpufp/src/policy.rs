@@ -342,7 +342,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         section: "3.2",
         default: "FirstOperandQuieted",
         evidence: "IEEE 754 §6.2.3; DADD/DMUL/DFMA lowering; min/max.f64 with two NaNs returns b \
-                   quieted (lowering §6)",
+                   quieted (ptxas's SASS)",
         status: Status::Unverified,
     },
     PolicyInfo {

@@ -1,19 +1,12 @@
 //! Keeps `docs/semantics.md` in step with `gpufp::policy::POLICIES`: one row per policy in the
-//! "Policies" table, with the same SEMANTICS.md section, default and status, no row for a policy
+//! "Policies" table, with the same default and status, no row for a policy
 //! the code does not have, and one subsection per policy.
 
 use gpufp::policy::POLICIES;
 
 const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/semantics.md");
 const HEADING: &str = "## Policies";
-const COLUMNS: [&str; 6] = [
-    "policy",
-    "SEMANTICS.md",
-    "default",
-    "alternatives",
-    "evidence",
-    "status",
-];
+const COLUMNS: [&str; 5] = ["policy", "default", "alternatives", "evidence", "status"];
 
 fn read_doc() -> String {
     std::fs::read_to_string(DOC_PATH).unwrap_or_else(|e| panic!("cannot read {DOC_PATH}: {e}"))
@@ -84,20 +77,15 @@ fn every_policy_has_one_matching_row() {
             matching.len()
         );
         let row = matching[0];
-        let section = format!("§{}", info.section);
-        assert_eq!(
-            row[1], section,
-            "{DOC_PATH}: row {name}: SEMANTICS.md cell should be {section:?} as POLICIES says"
-        );
         let default = format!("`{}`", info.default);
         assert!(
-            row[2].contains(&default),
+            row[1].contains(&default),
             "{DOC_PATH}: row {name}: default cell {:?} should contain {default} \
              (PolicyInfo.default; Policies::default() is the model)",
-            row[2]
+            row[1]
         );
         assert_eq!(
-            row[5],
+            row[4],
             info.status.as_str(),
             "{DOC_PATH}: row {name}: status cell should be {:?} as POLICIES says",
             info.status.as_str()
