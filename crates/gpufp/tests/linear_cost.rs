@@ -21,7 +21,11 @@ fn time(n: usize, f: &impl Fn(usize)) -> f64 {
     t[2]
 }
 
+/// One measurement at a time: the tests of this file would otherwise time each other.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn linear(what: &str, n: usize, f: impl Fn(usize)) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (one, two) = (time(n, &f), time(2 * n, &f));
     println!("{what}: n = {n}: {one:.4} s, 2n: {two:.4} s");
     assert!(
@@ -67,5 +71,40 @@ fn many_visa_declarations() {
             .map(|k| format!(".decl V{} v_type=G type=f num_elts=8\n", k + 33))
             .collect();
         asm::parse_program(&text, 32).unwrap();
+    });
+}
+
+#[test]
+fn a_long_capture_file() {
+    use gpufp::mufu::fit::parse_capture;
+    linear("capture lines", 100_000, |n| {
+        let text: String = (0..n)
+            .map(|k| format!("0x{:08x} 0x3f800000\n", 0x3f80_0000 + k))
+            .collect();
+        assert_eq!(parse_capture(&text).unwrap().len(), n);
+    });
+}
+
+#[test]
+fn a_long_table_file() {
+    use gpufp::mufu::table::Tables;
+    linear("table file lines", 100_000, |n| {
+        let mut text = "# a comment\n".repeat(n);
+        text += "function index A B C\n";
+        // A table too small for any function is refused, after every line is read.
+        text += "rcp 0 1 2 3\n";
+        assert!(Tables::parse(&text).is_err());
+    });
+}
+
+#[test]
+fn a_long_memory_list() {
+    use gpufp::ptx::run::Machine;
+    let program = parse_program(".reg .b32 r;\n", None).unwrap();
+    linear("--mem words", 50_000, |n| {
+        let words = vec!["0x12345678"; n].join(",");
+        Machine::new(&program)
+            .set_mem(&format!("0x1000={words}"))
+            .unwrap();
     });
 }

@@ -533,6 +533,11 @@ fn module_structure(p: &mut Parser, pos: usize, given: bool) -> Res<Option<usize
         return Ok(Some(pos + 1));
     }
     let word = rest.split_whitespace().next().unwrap_or_default();
+    const LINE_DIRECTIVES: [&str; 5] = [".version", ".target", ".address_size", ".file", ".loc"];
+    const HEADERS: [&str; 5] = [".visible", ".weak", ".extern", ".entry", ".func"];
+    if !LINE_DIRECTIVES.contains(&word) && !HEADERS.contains(&word) {
+        return Ok(None);
+    }
     let line_end = pos + rest.find('\n').unwrap_or(rest.len());
     let args_at = pos + word.len();
     let args = p.text[args_at..line_end].trim();
