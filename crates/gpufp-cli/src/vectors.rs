@@ -177,7 +177,8 @@ fn progress(total: Option<u64>, unit: &str) -> indicatif::ProgressBar {
         Some(n) => ProgressBar::new(n),
         None => ProgressBar::no_length(),
     }
-    .with_style(style);
+    .with_style(style)
+    .with_finish(indicatif::ProgressFinish::AndClear);
     if !io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -276,6 +277,7 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
         by_count: HashMap::new(),
     };
     let mut t = Tally::default();
+    let bar = progress(None, "lines");
     let mut shown = Vec::new();
     let mut line = String::new();
     let mut number = 0u64;
@@ -285,6 +287,7 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
             break;
         }
         number += 1;
+        bar.inc(1);
         let text = line.trim_end_matches(['\n', '\r']);
         let trimmed = text.trim_matches([' ', '\t']);
         if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -341,6 +344,7 @@ fn check_lines(a: &CheckArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> i
             }
         }
     }
+    bar.finish_and_clear();
     if a.json {
         let summary = serde_json::json!({
             "cases": t.cases, "exact": t.exact, "within_spec": t.within,

@@ -108,3 +108,13 @@ fn a_long_memory_list() {
             .unwrap();
     });
 }
+
+#[test]
+fn long_instruction_text() {
+    use gpufp::front::{complete, Options, Prepared};
+    linear("instruction text", 1_000_000, |n| {
+        let text = format!("add.rn.{}.f32", "x".repeat(n));
+        assert!(Prepared::new(&text, &Options::default()).is_err());
+        assert!(complete(&text, &Options::default()).candidates.is_empty());
+    });
+}
