@@ -104,7 +104,8 @@ enum Command {
         #[arg(short = 'o', long = "output", value_name = "TABLE")]
         output: std::path::PathBuf,
     },
-    /// Run a straight-line PTX snippet; print every register written and memory stored.
+    /// Run a straight-line PTX snippet (FILE, or `-` for stdin); print every register written
+    /// and memory stored.
     Run {
         file: std::path::PathBuf,
         /// Target (sm_XX, sm_XXa, sm_XXf); default: each instruction's lowest.
@@ -275,7 +276,11 @@ fn parse_u32(s: &str) -> Result<u32, String> {
     r.map_err(|_| format!("`{s}` is not a 32-bit number"))
 }
 
+/// A file's text, or standard input's for `-`.
 fn read_file(path: &std::path::Path) -> Result<String, String> {
+    if path.as_os_str() == "-" {
+        return io::read_to_string(io::stdin()).map_err(|e| format!("reading stdin: {e}"));
+    }
     std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))
 }
 

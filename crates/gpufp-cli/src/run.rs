@@ -1,4 +1,5 @@
-//! `gpufp run FILE`: runs a straight-line PTX snippet and prints what it wrote.
+//! `gpufp run FILE` (`-`: standard input): runs a straight-line PTX snippet and prints what it
+//! wrote.
 
 use gpufp::ptx::run::{parse_program, Machine};
 use gpufp::ptx::Target;
@@ -14,8 +15,12 @@ pub fn run(
     mems: &[String],
     trace: bool,
 ) -> Result<String, String> {
-    let text =
-        std::fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let text = if file.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(file)
+    }
+    .map_err(|e| format!("reading {}: {e}", file.display()))?;
     let program = parse_program(&text, target).map_err(|e| format!("{}: {e}", file.display()))?;
     let mut machine = Machine::new(&program);
     for s in sets {

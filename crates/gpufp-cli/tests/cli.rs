@@ -594,6 +594,14 @@ fn json_output() {
 fn everyday_conveniences() {
     let o = gpufp(&["batch", "-"], "add.rn.f32 1 2\n");
     assert_eq!(stdout(&o), "0x40400000\n");
+    let o = gpufp(
+        &["run", "-", "--set", "a=1.5"],
+        ".reg .f32 a, d;\nadd.rn.f32 d, a, a;\n",
+    );
+    assert_eq!(stdout(&o), "d = 0x40400000 .f32 3\n");
+    let visa =
+        ".decl V33 v_type=G type=d num_elts=8\nmax (M1, 8) V33(0,0)<1> V33(0,0)<1;1,0> 0x5:d\n";
+    assert!(gpufp(&["visa", "asm", "-"], visa).status.success());
     let v = stdout(&gpufp(&["--version"], ""));
     assert!(v.starts_with("gpufp 0.1.0 (commit "), "{v}");
     let bash = stdout(&gpufp(&["completions", "bash"], ""));
