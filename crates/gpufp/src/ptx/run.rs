@@ -66,12 +66,13 @@ impl RegType {
         if let Some(t) = Type::ALL.into_iter().find(|t| t.name() == word) {
             return Some(RegType::F(t));
         }
-        let (kind, rest) = word.split_at(word.len().min(1));
-        let n = int(rest)?;
+        let mut chars = word.chars();
+        let kind = chars.next()?;
+        let n = int(chars.as_str())?;
         match kind {
-            "b" => Some(RegType::B(n)),
-            "u" => Some(RegType::U(n)),
-            "s" => Some(RegType::S(n)),
+            'b' => Some(RegType::B(n)),
+            'u' => Some(RegType::U(n)),
+            's' => Some(RegType::S(n)),
             _ => None,
         }
     }
