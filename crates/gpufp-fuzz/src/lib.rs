@@ -126,8 +126,8 @@ pub fn batch_line(data: &[u8]) {
     }
 }
 
-/// A `gpufp run` program: parsed for the chosen target, every register set to 1, run, and
-/// reported.
+/// A `gpufp run` program: parsed for the chosen target, every register set to 1 (each lane of
+/// a packed one), run, and reported.
 pub fn run_program(data: &[u8]) {
     let Some((target, s)) = target_and_text(data) else {
         return;
@@ -137,8 +137,12 @@ pub fn run_program(data: &[u8]) {
         Ok(program) => {
             let mut m = Machine::new(&program);
             for d in &program.decls {
-                m.set(&program, &format!("{}=1", d.name))
-                    .expect("1 is a value of every register type");
+                // 1 for every register type but the packed ones, which take lanes.
+                let one = m.set(&program, &format!("{}=1", d.name));
+                if one.is_err() {
+                    m.set(&program, &format!("{}={{1, 1}}", d.name))
+                        .expect("1 or {1, 1} is a value of every register type");
+                }
             }
             if m.run(&program).is_ok() {
                 let _ = m.report(&program);
