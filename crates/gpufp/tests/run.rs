@@ -814,7 +814,9 @@ fn bad_programs_name_line_and_column() {
         ),
         (".reg .f32 a;\n.reg .f32 a;", &[], 2, 11, "declared twice"),
         (".reg .f31 a;", &[], 1, 6, "not a register type"),
-        (".target sm_90;", &[], 1, 1, "unsupported directive"),
+        // Module directives end with their line: a `;` is part of the target's name.
+        (".target sm_90;", &[], 1, 9, "unknown target `sm_90;`"),
+        (".global .f32 x;", &[], 1, 1, "unsupported directive"),
         (
             ".reg .f32 a; .reg .f16 h;\ncvt.f16.f32 h, a;",
             &[],
