@@ -100,7 +100,8 @@ pub struct Plan {
     pub count: u64,
 }
 
-/// The most random cases one sweep takes: 2^24 chunks, whose sums take 256 MiB.
+/// The most cases one sweep runs: 2^24 chunks, whose sums take 256 MiB. A plan may be larger
+/// (its operands are defined for every index); [`sweep`] refuses to run it.
 pub const MAX_RANDOM: u64 = 1 << 40;
 
 impl Plan {
@@ -109,13 +110,6 @@ impl Plan {
     /// pattern in every lane; spaces over 2^32 cases are refused.
     pub fn new(instr: &Instr, space: Space) -> Result<Plan, SweepError> {
         let count = match space {
-            // Each chunk's sum is kept for --chunk-digests: memory grows with the count.
-            Space::Random { count, .. } if count > MAX_RANDOM => {
-                return Err(SweepError::TooLarge(format!(
-                    "{count} random cases: a sweep takes at most 2^40 ({MAX_RANDOM}); \
-                     split larger ones by seed"
-                )));
-            }
             Space::Random { count, .. } => count,
             Space::Exhaustive => {
                 let bits = u32::from(instr.inputs) * lane_bits(instr);
@@ -273,6 +267,13 @@ pub fn sweep_with(
     threads: usize,
     done: &(dyn Fn(u64) + Sync),
 ) -> Result<Outcome, SweepError> {
+    // Each chunk's sum is kept (for --chunk-digests): memory grows with the count.
+    if plan.count > MAX_RANDOM {
+        return Err(SweepError::TooLarge(format!(
+            "{} cases: a sweep takes at most 2^40 ({MAX_RANDOM}); split larger ones by seed",
+            plan.count
+        )));
+    }
     if plan.count > 0 {
         let ops = plan.operands(0);
         let n = usize::from(plan.instr.inputs).min(3);
