@@ -77,7 +77,7 @@ pub fn complete(text: &str, target: Option<Target>, ptx: Option<PtxVersion>) -> 
         }
         return out;
     };
-    let Some(opcode) = Opcode::ALL.into_iter().find(|o| o.name() == head) else {
+    let Some(opcode) = Opcode::from_name(head) else {
         return out;
     };
     let typed: Vec<&str> = typed.collect();

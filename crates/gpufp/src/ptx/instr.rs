@@ -114,6 +114,11 @@ impl Opcode {
         }
     }
 
+    /// The opcode with mnemonic `name` (`testp` with its first property standing for all six).
+    pub fn from_name(name: &str) -> Option<Opcode> {
+        Opcode::ALL.into_iter().find(|o| o.name() == name)
+    }
+
     /// The number of source operands; min/max also have a 3-input form.
     pub fn default_inputs(self) -> u8 {
         match self {

@@ -61,17 +61,14 @@ pub fn parse_instr(text: &str) -> Result<Instr, ParseError> {
     }
     let mut words = dot_words(text);
     let (head_span, head) = words.next().unwrap_or((0..0, ""));
-    let opcode = Opcode::ALL
-        .into_iter()
-        .find(|o| o.name() == head)
-        .ok_or_else(|| {
-            let message = if head.is_empty() {
-                "missing opcode".to_string()
-            } else {
-                format!("unknown floating-point opcode `{head}`")
-            };
-            ParseError::new(head_span.clone(), message)
-        })?;
+    let opcode = Opcode::from_name(head).ok_or_else(|| {
+        let message = if head.is_empty() {
+            "missing opcode".to_string()
+        } else {
+            format!("unknown floating-point opcode `{head}`")
+        };
+        ParseError::new(head_span.clone(), message)
+    })?;
     let mut testp: Option<TestpOp> = None;
     let mut ty: Option<Type> = None;
     let mut mods = Modifiers::default();

@@ -534,34 +534,7 @@ fn module_structure(p: &mut Parser, pos: usize, given: bool) -> Res<Option<usize
         return Ok(Some(pos + 1));
     }
     let word = rest.split_whitespace().next().unwrap_or_default();
-    const LINE_DIRECTIVES: [&str; 5] = [".version", ".target", ".address_size", ".file", ".loc"];
-    const HEADERS: [&str; 5] = [".visible", ".weak", ".extern", ".entry", ".func"];
-    if !LINE_DIRECTIVES.contains(&word) && !HEADERS.contains(&word) {
-        return Ok(None);
-    }
-    let line_end = pos + rest.find('\n').unwrap_or(rest.len());
-    let args_at = pos + word.len();
-    let args = p.text[args_at..line_end].trim();
-    let at =
-        args_at + (p.text[args_at..line_end].len() - p.text[args_at..line_end].trim_start().len());
     match word {
-        ".version" => {
-            let v = args.parse().map_err(|e: String| p.err(at, e))?;
-            p.ptx = Some(v);
-        }
-        ".target" => {
-            let first = args.split(',').next().unwrap_or_default().trim();
-            let t: Target = first.parse().map_err(|e: String| p.err(at, e))?;
-            if !given {
-                p.target = Some(t);
-            }
-        }
-        ".address_size" => {
-            if args != "32" && args != "64" {
-                return Err(p.err(at, format!("`.address_size {args}`: expected 32 or 64")));
-            }
-        }
-        ".file" | ".loc" => {}
         ".visible" | ".weak" | ".extern" | ".entry" | ".func" => {
             // The header runs to the body's `{`, or to the `;` of a prototype, outside `(...)`.
             let mut depth = 0usize;
@@ -573,11 +546,32 @@ fn module_structure(p: &mut Parser, pos: usize, given: bool) -> Res<Option<usize
                     _ => {}
                 }
             }
-            return Err(p.err(pos, format!("`{word}` header without a body `{{` or `;`")));
+            Err(p.err(pos, format!("`{word}` header without a body `{{` or `;`")))
         }
-        _ => return Ok(None),
+        ".version" | ".target" | ".address_size" | ".file" | ".loc" => {
+            // Only these look for the line's end, so that statements do not each scan to it.
+            let line_end = pos + rest.find('\n').unwrap_or(rest.len());
+            let raw = &p.text[pos + word.len()..line_end];
+            let args = raw.trim();
+            let at = line_end - raw.trim_start().len();
+            match word {
+                ".version" => p.ptx = Some(args.parse().map_err(|e: String| p.err(at, e))?),
+                ".target" => {
+                    let first = args.split(',').next().unwrap_or_default().trim();
+                    let t: Target = first.parse().map_err(|e: String| p.err(at, e))?;
+                    if !given {
+                        p.target = Some(t);
+                    }
+                }
+                ".address_size" if args != "32" && args != "64" => {
+                    return Err(p.err(at, format!("`.address_size {args}`: expected 32 or 64")));
+                }
+                _ => {}
+            }
+            Ok(Some(line_end))
+        }
+        _ => Ok(None),
     }
-    Ok(Some(line_end))
 }
 
 /// Skips labels (`name:`) at `pos`.
@@ -719,7 +713,7 @@ fn statement(p: &Parser, mut pos: usize, end: usize) -> Res<Option<Stmt>> {
         "setp" => setp_stmt(p, pos, opword, &operands)?,
         "selp" => selp(p, pos, opword, &operands)?,
         "ld" | "st" => ld_st(p, pos, opword, &operands)?,
-        h if Opcode::ALL.iter().any(|o| o.name() == h) => float(p, pos, opword, &operands)?,
+        h if Opcode::from_name(h).is_some() => float(p, pos, opword, &operands)?,
         _ => {
             return Err(p.err(
                 pos,
