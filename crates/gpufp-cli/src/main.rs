@@ -439,9 +439,7 @@ fn list(at: Where, opcode: Option<&str>) -> Result<String, String> {
     let all = match opcode {
         None => catalog(at.target, at.ptx),
         Some(name) => {
-            let o = Opcode::ALL
-                .into_iter()
-                .find(|o| o.name() == name)
+            let o = Opcode::from_name(name)
                 .ok_or_else(|| format!("unknown floating-point opcode `{name}`"))?;
             catalog_of(o, at.target, at.ptx)
         }
@@ -681,7 +679,7 @@ fn parse(at: Where, operands: Option<u8>, text: &str) -> Result<String, String> 
 }
 
 /// `value` as one line of JSON; exit status 1 unless `ok`.
-fn json(value: &impl serde::Serialize, ok: bool) -> ExitCode {
+fn print_json(value: &impl serde::Serialize, ok: bool) -> ExitCode {
     match serde_json::to_string(value) {
         Ok(text) => {
             println!("{text}");
@@ -719,25 +717,15 @@ fn main() -> ExitCode {
             instr,
             operands,
             model,
-            json: true,
+            json,
         } => match model.options(at) {
             Err(e) => report(Err(e)),
-            Ok(opts) => {
+            Ok(opts) if json => {
                 let e = gpufp::report::Evaluation::of(&instr, &operands, &opts);
-                json(&e, e.ok)
+                print_json(&e, e.ok)
             }
+            Ok(opts) => report(eval(&instr, &operands, &opts)),
         },
-        Command::Eval {
-            at,
-            instr,
-            operands,
-            model,
-            json: false,
-        } => report(
-            model
-                .options(at)
-                .and_then(|opts| eval(&instr, &operands, &opts)),
-        ),
         Command::FitSfu {
             function,
             capture,
@@ -756,13 +744,13 @@ fn main() -> ExitCode {
                 ..Options::default()
             };
             let c = gpufp::report::Check::of(&instr, &opts);
-            json(&c, c.ok)
+            print_json(&c, c.ok)
         }
         Command::Parse {
             at,
             operands,
             instr,
-            json: false,
+            ..
         } => report(parse(at, operands, &instr)),
         Command::Visa { command } => report(visa(command)),
         Command::List { at, opcode } => report(list(at, opcode.as_deref())),

@@ -15,12 +15,7 @@ pub fn run(
     mems: &[String],
     trace: bool,
 ) -> Result<String, String> {
-    let text = if file.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(file)
-    }
-    .map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let text = crate::read_file(file)?;
     let program = parse_program(&text, target).map_err(|e| format!("{}: {e}", file.display()))?;
     let mut machine = Machine::new(&program);
     for s in sets {
