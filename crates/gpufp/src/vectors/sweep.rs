@@ -167,6 +167,11 @@ impl Plan {
         self.count.div_ceil(CHUNK)
     }
 
+    /// The cases of chunk `c`: `[c * CHUNK, (c + 1) * CHUNK)`, the last chunk cut at the count.
+    pub fn chunk_cases(&self, c: u64) -> core::ops::Range<u64> {
+        c * CHUNK..self.count.min((c + 1).saturating_mul(CHUNK))
+    }
+
     /// The digest sum of chunk `c`, evaluating the cases in blocks with [`eval_slice`] (the same
     /// results as [`eval()`], faster where the instruction has a kernel). Operands and digest terms
     /// are computed by code compiled for the CPU's SIMD level ([`gpufp_dispatch`]).
@@ -190,11 +195,11 @@ impl gpufp_dispatch::Job for Chunk<'_> {
         const BLOCK: u64 = 4096;
         let Chunk { plan, c, ctx } = self;
         let n = usize::from(plan.instr.inputs).min(3);
-        let end = plan.count.min((c + 1).saturating_mul(CHUNK));
+        let cases = plan.chunk_cases(c);
+        let (mut base, end) = (cases.start, cases.end);
         let mut cols = vec![vec![0u64; BLOCK as usize]; n];
         let mut out = vec![0u64; BLOCK as usize];
         let mut sum = 0u64;
-        let mut base = c * CHUNK;
         while base < end {
             let len = (end - base).min(BLOCK) as usize;
             let (width, l) = (plan.instr.ty.bits(), lane_bits(&plan.instr));
@@ -298,7 +303,8 @@ pub fn sweep_with(
             match plan.chunk(c, ctx) {
                 Ok(sum) => {
                     mine.push((c, sum));
-                    done(plan.count.min((c + 1).saturating_mul(CHUNK)) - c * CHUNK);
+                    let cases = plan.chunk_cases(c);
+                    done(cases.end - cases.start);
                 }
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);
