@@ -1,4 +1,4 @@
-//! The command-line contract of DESIGN.md, run through the built `gpufp` binary.
+//! The command-line contract (README.md), run through the built `gpufp` binary.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -30,7 +30,7 @@ use std::time::Instant;
 /// The campaign's groups; [`Group::ALL`] is the order they run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Group {
-    /// The probes of SEMANTICS.md §3.
+    /// The probes of the open policies.
     Probes,
     /// The 16-bit MUFU instructions (ex2, tanh on f16 and bf16): every input, table kept.
     Mufu16,
@@ -635,7 +635,7 @@ fn report_md(summary: &str, device: &str, ctx: &Context, dir: &Path) -> String {
         .collect();
     let mut t = format!(
         "# gpufp hardware campaign\n\nDevice: {device}. Model core: {:?}; policies: the defaults \
-         (SEMANTICS.md). Rows: {}.\n\n",
+         (docs/semantics.md). Rows: {}.\n\n",
         ctx.core,
         rows.len()
     );

@@ -4,7 +4,7 @@
 //!
 //! For RCP, RSQ, EX2 and LG2 the bare `.ftz` instruction is a single MUFU operation, so its operand
 //! is the MUFU's. `sin.approx.f32` and `cos.approx.f32` first multiply by 1/(2π) with `FMUL.RZ`
-//! (lowering §4); the MUFU operand is that product, computed here with the model's exact
+//! (as ptxas compiles them); the MUFU operand is that product, computed here with the model's exact
 //! multiplication, and only products inside the capture range are kept.
 
 use crate::backend::{Backend, Batch, HwError};

@@ -1,4 +1,4 @@
-//! The hardware probes of SEMANTICS.md §3 (and the unverified reading in §2): explicit cases
+//! The hardware probes of the open policies (docs/semantics.md): explicit cases
 //! whose device results settle each open decision. The harness runs them like any other cases,
 //! and for each mismatch names the policy alternatives that reproduce the device's bits.
 

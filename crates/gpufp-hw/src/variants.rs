@@ -8,7 +8,7 @@ use gpufp::Round;
 
 /// Every valid instruction, 3-input min/max included, in a fixed order. A spelling without a
 /// rounding modifier is left out where the same instruction with `.rn` is valid: the manual
-/// makes `.rn` the default and ptxas emits the same SASS (SEMANTICS.md §2, "default rounding").
+/// makes `.rn` the default and ptxas emits the same SASS (docs/semantics.md, "Default rounding").
 pub fn all() -> Vec<Instr> {
     let flags: Vec<Modifier> = MODIFIERS
         .iter()

@@ -506,18 +506,12 @@ fn types() -> Vec<(&'static str, u32, u32)> {
         .collect()
 }
 
-/// The documented policies: `(name, section, default, evidence, status)`.
+/// The documented policies: `(name, default, evidence, status)`.
 #[pyfunction]
-fn policies() -> Vec<(
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-)> {
+fn policies() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
     gpufp::policy::POLICIES
         .iter()
-        .map(|p| (p.name, p.section, p.default, p.evidence, p.status.as_str()))
+        .map(|p| (p.name, p.default, p.evidence, p.status.as_str()))
         .collect()
 }
 

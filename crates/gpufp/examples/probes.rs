@@ -1,10 +1,10 @@
-//! Runs the flush-to-zero probes of SEMANTICS.md §3.1 and a few roundings through the core,
+//! Runs the flush-to-zero probes of policy `ftz_tininess` and a few roundings through the core,
 //! printing operands and results as bits: `cargo run -q -p gpufp --example probes`.
 
 use gpufp::{ieee, Round, Rounding, Tininess, F16, F32};
 
 fn main() {
-    println!("mul.ftz.f32 probes (SEMANTICS.md §3.1) under each tininess reading:");
+    println!("mul.ftz.f32 probes (policy ftz_tininess) under each tininess reading:");
     for (a, b) in [(0x3F7F_FFFE, 0x0080_0001), (0x3F7F_FFFF, 0x0080_0000)] {
         for t in [
             Tininess::IeeeRounded,

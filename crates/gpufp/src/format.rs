@@ -29,7 +29,7 @@ pub trait Format: Copy + Eq + fmt::Debug + Send + Sync + 'static {
     /// Width of the stored (trailing) significand field.
     const FRAC_BITS: u32;
     /// The NaN a PTX instruction returns when the manual calls for "canonical NaN"
-    /// (f32 `0x7FFFFFFF`, f16/bf16 `0x7FFF`, f64 `0x7FFFFFFFFFFFFFFF`: SEMANTICS.md §2, §3.2).
+    /// (f32 `0x7FFFFFFF`, f16/bf16 `0x7FFF`, f64 `0x7FFFFFFFFFFFFFFF`: docs/semantics.md).
     const CANONICAL_NAN: u64;
 
     /// Builds a value from the low `BITS` bits of `bits`; higher bits are ignored.

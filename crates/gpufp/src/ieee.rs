@@ -157,14 +157,14 @@ pub fn mul<F: Format>(a: F, b: F, r: Rounding) -> F {
 
 /// `a * b + c` with a single rounding (IEEE 754 fusedMultiplyAdd).
 ///
-/// Any NaN operand wins over the invalid product `0 * inf` (SEMANTICS.md §3.2: the first NaN in
+/// Any NaN operand wins over the invalid product `0 * inf` (IEEE 754 §6.2.3: the first NaN in
 /// operand order a, b, c).
 pub fn fma<F: Format>(a: F, b: F, c: F, r: Rounding) -> F {
     multiply_add(a, b, c, r, |p| p)
 }
 
 /// `a * b + c` where the product is first truncated to `F`'s precision with an unbounded
-/// exponent, then added and rounded once: the `mad.f32` of `sm_1x` (SEMANTICS.md §3.6).
+/// exponent, then added and rounded once: the `mad.f32` of `sm_1x` (policy `sm1x_mad`).
 pub fn fma_truncated_product<F: Format>(a: F, b: F, c: F, r: Rounding) -> F {
     multiply_add(a, b, c, r, |p| p.truncated(F::PRECISION))
 }

@@ -1,4 +1,4 @@
-//! Every rule the manual leaves open, as one named value each (SEMANTICS.md §3, §6).
+//! Every rule the manual leaves open, as one named value each (docs/semantics.md).
 //!
 //! [`Policies::default`] is the model's decision; [`POLICIES`] says for each one what the
 //! alternatives are, what the evidence is, and whether a GPU has confirmed it. `docs/semantics.md`
@@ -6,7 +6,7 @@
 
 use crate::round::Tininess;
 
-/// How `f64` operations choose a NaN result (SEMANTICS.md §3.2).
+/// How `f64` operations choose a NaN result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum F64Nan {
     /// IEEE 754 §6.2.3: the first NaN operand (a, b, c order), quieted, sign and payload kept;
@@ -16,7 +16,7 @@ pub enum F64Nan {
     Canonical,
 }
 
-/// What `.relu` does with a `-0.0` result (SEMANTICS.md §3.3).
+/// What `.relu` does with a `-0.0` result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReluNegativeZero {
     /// `-0.0` becomes `+0.0`, like every other non-positive result.
@@ -25,7 +25,7 @@ pub enum ReluNegativeZero {
     Keep,
 }
 
-/// What half-precision min/max without `.NaN` return when both inputs are NaN (SEMANTICS.md §3.5).
+/// What half-precision min/max without `.NaN` return when both inputs are NaN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HalfMinMaxBothNan {
     /// The canonical NaN `0x7FFF`.
@@ -34,7 +34,7 @@ pub enum HalfMinMaxBothNan {
     SecondOperand,
 }
 
-/// Which NaN test guards `.xorsign` in the half-precision `max` pseudo-code (SEMANTICS.md §2).
+/// Which NaN test guards `.xorsign` in the half-precision `max` pseudo-code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HalfMaxXorsignGuard {
     /// `!isNaN(d[i])`, as in `min` and the f32 pages: the manual's `fA[i]` read as a typo.
@@ -43,7 +43,7 @@ pub enum HalfMaxXorsignGuard {
     FirstOperand,
 }
 
-/// How `mad.f32` computes on `sm_1x` targets (SEMANTICS.md §3.6).
+/// How `mad.f32` computes on `sm_1x` targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sm1xMad {
     /// The product truncated (RZ) to 24 significant bits with an unbounded exponent, then added
@@ -51,7 +51,7 @@ pub enum Sm1xMad {
     TruncatedProduct,
 }
 
-/// Which source Intel vISA min/max returns when the two compare equal (SEMANTICS.md §6).
+/// Which source Intel vISA min/max returns when the two compare equal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VisaEqualOperands {
     /// The compare's natural tie rule: `min` returns src1, `max` returns src0.
@@ -316,22 +316,20 @@ impl Status {
     }
 }
 
-/// One open rule: its field in [`Policies`], where SEMANTICS.md discusses it, the default, the
-/// evidence behind it and its status.
+/// One open rule: its field in [`Policies`] (and its heading in docs/semantics.md), the default,
+/// the evidence behind it and its status.
 #[derive(Clone, Copy, Debug)]
 pub struct PolicyInfo {
     pub name: &'static str,
-    pub section: &'static str,
     pub default: &'static str,
     pub evidence: &'static str,
     pub status: Status,
 }
 
-/// The documented list of policies, in SEMANTICS.md order.
+/// The documented list of policies, in docs/semantics.md order.
 pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "ftz_tininess",
-        section: "3.1",
         default: "UnboundedRounded",
         evidence: "ptxas 13.5 constant-folds mul.ftz.f32 0x3F7FFFFF*0x00800000 to +0 and \
                    0x3F7FFFFE*0x00800001 to 0x00800000, which only reading (c) gives",
@@ -339,7 +337,6 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "f64_nan",
-        section: "3.2",
         default: "FirstOperandQuieted",
         evidence: "IEEE 754 §6.2.3; DADD/DMUL/DFMA lowering; min/max.f64 with two NaNs returns b \
                    quieted (ptxas's SASS)",
@@ -347,21 +344,18 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "relu_negative_zero",
-        section: "3.3",
         default: "ToPositiveZero",
         evidence: "manual: .relu clamps negative results to 0; -0 read as clamped",
         status: Status::Unverified,
     },
     PolicyInfo {
         name: "oob_nan",
-        section: "3.4",
         default: "0x7FFF",
         evidence: "manual defers OOB NaN to the Tensors section; canonical NaN assumed",
         status: Status::Unverified,
     },
     PolicyInfo {
         name: "half_minmax_both_nan",
-        section: "3.5",
         default: "Canonical",
         evidence:
             "f16/bf16 NaN results measured canonical for .NaN; pseudo-code literally returns b",
@@ -369,14 +363,12 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "half_max_xorsign_guard",
-        section: "2",
         default: "Result",
         evidence: "half max pseudo-code tests !isNaN(fA[i]); min and the f32 pages test d[i]",
         status: Status::Unverified,
     },
     PolicyInfo {
         name: "sm1x_mad",
-        section: "3.6",
         default: "TruncatedProduct",
         evidence: "manual: mad.f32 on sm_1x truncates the mantissa of the product; legacy, no \
                    hardware available",
@@ -384,21 +376,18 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "sm1x_f32_flush",
-        section: "3.7",
         default: "true",
         evidence: "manual 9.7.3: single-precision instructions flush subnormals on sm_1x",
         status: Status::Unverified,
     },
     PolicyInfo {
         name: "mufu_core",
-        section: "5",
         default: "correctly-rounded",
         evidence: "contract level: within every manual bound; hardware cores are not documented",
         status: Status::Unverified,
     },
     PolicyInfo {
         name: "visa_equal_operands",
-        section: "6",
         default: "CompareTieRule",
         evidence: "vISA MIN_MAX is sel.l / sel.ge; signed zeros not specified",
         status: Status::Unverified,

@@ -30,7 +30,8 @@ impl Round {
     }
 }
 
-/// When an `.ftz` result counts as subnormal and is flushed (SEMANTICS.md §3.1).
+/// When an `.ftz` result counts as subnormal and is flushed (policy `ftz_tininess`,
+/// docs/semantics.md).
 ///
 /// The readings differ only for exact results just below `2^EMIN` that round up to `2^EMIN`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

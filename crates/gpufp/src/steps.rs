@@ -56,7 +56,7 @@ pub fn relu<F: Format>(x: F, policies: &Policies) -> F {
 }
 
 /// PTX ISA 9.7.3: "Single-precision instructions return an unspecified `NaN`"; the GPU returns
-/// the canonical NaN of the format (SEMANTICS.md §2).
+/// the canonical NaN of the format (docs/semantics.md).
 pub fn canonicalize_nan<F: Format>(x: F) -> F {
     if x.is_nan() {
         F::canonical_nan()

@@ -1,5 +1,5 @@
 //! The approximate instructions' special-value tables (PTX ISA 9.7.3.13-9.7.3.22, 9.7.4.9-9.7.4.10)
-//! and the IEEE glue around the MUFU (lowering §4), tested on its own with a probe core that
+//! and the IEEE glue around the MUFU as ptxas compiles it, tested on its own with a probe core that
 //! returns its input, so every scaling step shows in the result. Expected values are derived by
 //! hand or with rustc_apfloat, never from the model.
 

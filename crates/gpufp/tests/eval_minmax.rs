@@ -1,7 +1,8 @@
 //! min/max against an independent transcription of the manual's pseudo-code (PTX ISA 9.7.3.11,
 //! 9.7.3.12, 9.7.4.7, 9.7.4.8): values compared through the host's f64 (exact for every input
 //! format), with the manual's "-0.0 < +0.0" rule added; "NaN" is the canonical NaN (f32, f16, bf16;
-//! SEMANTICS.md §2, §3.5) and, for f64 with two NaN inputs, `b` quieted (§3.2).
+//! docs/semantics.md, `half_minmax_both_nan`) and, for f64 with two NaN inputs, `b` quieted
+//! (`f64_nan`).
 //! Exhaustive over all f16 and bf16 pairs for every modifier combination (ignored tests; the
 //! default run sweeps a slice), and f32 on large random sets.
 
@@ -143,8 +144,8 @@ fn sweep16<F: Format>(ty: Type, his: &[u64]) {
     }
 }
 
-/// A slice of the exhaustive sweep in the default run: `a` with high byte 0x00 (subnormals), 0x7C/0x7F
-/// (infinities, NaNs, large) or 0xBC (negative), every `b`.
+/// A slice of the exhaustive sweep in the default run: `a` with high byte 0x00 (subnormals),
+/// 0x7C/0x7F (infinities, NaNs, large) or 0xBC (negative), every `b`.
 #[test]
 fn half_slice_every_combination() {
     sweep16::<F16>(Type::F16, &[0x03, 0x7E, 0xBC]);
@@ -204,7 +205,7 @@ fn f32_random_every_combination() {
     }
 }
 
-/// f64 has no modifiers; two NaNs give `b` quieted (SEMANTICS.md §3.2, lowering §6).
+/// f64 has no modifiers; two NaNs give `b` quieted (`f64_nan`, and the SASS ptxas emits).
 #[test]
 fn f64_random() {
     let ctx = Context::default();
@@ -264,7 +265,8 @@ fn manual_notes() {
         e("min.NaN.xorsign.abs.f32", &[0xFFC0_0000, 0x3F80_0000]),
         0x7FFF_FFFF
     );
-    // xorsign: |min| with sign(a) ^ sign(b), including a NaN operand's sign when the other is returned.
+    // xorsign: |min| with sign(a) ^ sign(b), including a NaN operand's sign when the other is
+    // returned.
     assert_eq!(
         e("min.xorsign.abs.f32", &[0xC000_0000, 0x3F80_0000]),
         0xBF80_0000

@@ -1,5 +1,5 @@
 //! testp, copysign, abs, neg, `.sat`, sm_1x semantics, legacy defaults and operand checks, pinned
-//! to the manual's text and SEMANTICS.md §2 (each expected value derived by hand in the comment).
+//! to the manual's text and docs/semantics.md (each expected value derived by hand in the comment).
 
 use gpufp::ptx::{self, Context, EvalError, PtxVersion, Target};
 
@@ -58,7 +58,7 @@ fn copysign_is_bitwise() {
     );
 }
 
-/// abs/neg are additions of -0 on the GPU (lowering §3): NaN canonical for f32/f16/bf16,
+/// abs/neg are additions of -0 on the GPU (as ptxas compiles them): NaN canonical for f32/f16/bf16,
 /// `abs(-0) = +0`, `neg(+0) = -0`, `.ftz` flushes; f64 propagates the payload quieted.
 #[test]
 fn abs_neg_are_arithmetic() {
@@ -99,8 +99,8 @@ fn sat() {
     );
 }
 
-/// sm_1x: f32 instructions flush subnormals without `.ftz` (SEMANTICS.md §3.7); `mad.f32`
-/// truncates the product to 24 bits (§3.6), except when `c` is zero.
+/// sm_1x: f32 instructions flush subnormals without `.ftz` (`sm1x_f32_flush`); `mad.f32`
+/// truncates the product to 24 bits (`sm1x_mad`), except when `c` is zero.
 #[test]
 fn sm1x_semantics() {
     assert_eq!(

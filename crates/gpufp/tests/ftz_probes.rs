@@ -1,4 +1,4 @@
-//! The flush-to-zero probes of SEMANTICS.md §3.1 under the three tininess readings:
+//! The flush-to-zero probes of policy `ftz_tininess` under the three tininess readings:
 //! (a) IEEE rounding, flush if the rounded result is subnormal; (b) flush if the exact result is
 //! below 2^-126; (c) round with an unbounded exponent, flush if that is below 2^-126.
 

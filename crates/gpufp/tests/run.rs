@@ -2,7 +2,7 @@
 //! of every block is pinned to a value worked out by hand (the reasoning beside it) or by an
 //! independent oracle (rustc_apfloat, big-integer bounds, MPFR), never by `eval`. Approximate
 //! instructions run on the default, correctly rounded MUFU core: their expected values are the
-//! lowering's IEEE steps (reference/ptx-to-sass-lowering.md §4) around MPFR's correctly rounded
+//! IEEE steps ptxas wraps around the MUFU (docs/mufu.md) around MPFR's correctly rounded
 //! function. Bad programs give errors with line and column.
 
 mod common;

@@ -1,9 +1,9 @@
-//! The quadratic-interpolator MUFU model (mufu::interp) against the worst-case errors that
-//! reference/sfu-model.md states for it, measured against exact integer references written
-//! here (no host floating point). The shared third-party table is read at run time from
-//! ../shared/reference/sfu-g80-tables.tsv; tests that need it skip when it is absent.
-//! The sweeps are exhaustive over the binades named; the long ones (ex2 over 74 binades,
-//! sin/cos over ±100π) are `#[ignore]`d (run them with `--release -- --ignored`).
+//! The quadratic-interpolator MUFU model (mufu::interp) against the worst-case errors that the G80
+//! model's description states for it (docs/sfu.md), measured against exact integer references
+//! written here (no host floating point). The shared third-party table is read at run time from
+//! ../shared/reference/sfu-g80-tables.tsv; tests that need it skip when it is absent. The sweeps
+//! are exhaustive over the binades named; the long ones (ex2 over 74 binades, sin/cos over ±100π)
+//! are `#[ignore]`d (run them with `--release -- --ignored`).
 
 use gpufp::mufu::interp::{self, Interpolator};
 use gpufp::mufu::table::{Function, Table, Tables};
@@ -137,7 +137,7 @@ fn binade(e: u32) -> impl Iterator<Item = F32> {
 // ---- special values ----
 
 /// `ex2.approx.f32` of 1.0, 0.5, -1.0 and 10.0: inputs >= -126 go straight to MUFU.EX2
-/// (lowering §4), so these are the core's results. Integer powers of two come out exact;
+/// (as ptxas compiles it), so these are the core's results. Integer powers of two come out exact;
 /// 2^0.5 comes out as sqrt(2) rounded to nearest (integer square roots decide the rounding).
 #[test]
 fn ex2_approx_of_one_half_minus_one_and_ten() {
@@ -209,7 +209,7 @@ fn special_values() {
     }
 }
 
-// ---- worst-case errors (sfu-model.md, first paragraph) ----
+// ---- worst-case errors (docs/sfu.md, Worst-case errors) ----
 
 /// rcp: "0.975 ulp" over [1, 2) (every binade without flush is the same).
 fn rcp_worst(t: &Tables) -> u64 {

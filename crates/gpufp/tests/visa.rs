@@ -1,5 +1,5 @@
-//! Intel vISA MIN_MAX semantics, pinned with exact values (manual/visa-MIN_MAX.md and
-//! SEMANTICS.md §6): every type's min and max at the extremes, signed/unsigned compares, the NaN
+//! Intel vISA MIN_MAX semantics, pinned with exact values (Intel's vISA specification and
+//! docs/semantics.md): every type's min and max at the extremes, signed/unsigned compares, the NaN
 //! rule, `.sat` for float and every integer type, source modifiers (including `-(INT_MIN)`),
 //! masks M1..M8 and NoMask for exec sizes 1..32, regions, GRF sizes, `%cr0` denormal controls,
 //! and indirect operands (addresses, modifiers, `.sat`, regions, bounds, encoding).
@@ -187,7 +187,8 @@ fn source_modifiers() {
     );
     assert_eq!(m(&line("(abs)", "", "min"), [W, W, W], 0xFFFB, 3), 3); // |-5| vs 3
     assert_eq!(m(&line("(-abs)", "", "min"), [UB, UB, W], 7, 1), 0xFFF9); // -|7| = -7
-                                                                          // Float modifiers are sign operations.
+                                                                          // Float modifiers are
+                                                                          // sign operations.
     assert_eq!(
         m(
             &line("(-)", "(abs)", "min"),

@@ -527,7 +527,6 @@ class PolicyInfo:
     """One rule the manual leaves open: the model's default, its evidence and its status."""
 
     name: str
-    section: str
     default: str
     evidence: str
     status: str

@@ -1,5 +1,5 @@
 //! The quadratic-interpolator model of the MUFU's RCP, RSQ, EX2, LG2 and SIN/COS cores
-//! (reference/sfu-model.md; docs/sfu.md).
+//! (the G80 model, docs/sfu.md).
 //!
 //! Each core splits its input's fraction into a segment index `idx` (the top bits) and a
 //! fraction `x` (the rest), evaluates `P = (A << sA) + B*x + C*square(x)` with the row `idx`
@@ -16,7 +16,7 @@ use super::table::{Function, Row, Table, Tables};
 use super::{special_f32, Core, CorrectlyRounded, Op, Op16, Op64};
 use crate::format::{Format, BF16, F16, F32};
 
-/// sfu-model.md, Common pieces: "`square(x)`: a truncated squarer of a 17-bit x: add
+/// The G80 model (docs/sfu.md): "`square(x)`: a truncated squarer of a 17-bit x: add
 /// `x >> (18 - i)` for every set bit i (0..16) of x, then shift the sum right by 1."
 /// A wider `x` (a table with fewer segments than the model's) feeds the same array widened.
 pub fn square(x: u64) -> i64 {
@@ -45,7 +45,7 @@ pub fn function(op: Op) -> Option<Function> {
     }
 }
 
-/// How far A is shifted left in P (sfu-model.md: `A << 13` for RCP and EX2, `A << 14` for RSQ,
+/// How far A is shifted left in P (the G80 model: `A << 13` for RCP and EX2, `A << 14` for RSQ,
 /// `A << 12` for LG2, `A << 11` for SIN/COS).
 pub fn a_shift(func: Function) -> u32 {
     match func {
@@ -102,7 +102,7 @@ fn split(f: u32, width: u32, bits: u32) -> (usize, u64) {
     ((f >> xw) as usize, u64::from(f & ((1 << xw) - 1)))
 }
 
-/// The EX2 input step (sfu-model.md, EX2; on sm_70+ part of MUFU.EX2): "the float becomes
+/// The EX2 input step (the G80 model; on sm_70+ part of MUFU.EX2): "the float becomes
 /// sign-magnitude fixed point with 7 integer and 23 fraction bits, truncating (round toward
 /// zero); |x| >= 128 becomes the infinity code." Returns the sign and the 30-bit magnitude,
 /// or `None` for the infinity code. Subnormal inputs count as zero.
@@ -122,7 +122,7 @@ pub fn ex2_fixed(a: F32) -> Option<(bool, u32)> {
     }
 }
 
-/// The SIN/COS input step on sm_70+ (sfu-model.md, SIN/COS; a hypothesis to check on
+/// The SIN/COS input step on sm_70+ (the G80 model; a hypothesis to check on
 /// hardware): the operand `t` is in revolutions; "MUFU converts `|t| * 4` to the 2.23 fixed
 /// format by truncation, modulo 4, keeping the sign of t". Returns the sign and the 25-bit
 /// quadrant fixed point. Subnormal inputs count as zero. `t` must be finite.

@@ -1,13 +1,13 @@
-//! The special-function unit (MUFU) behind every `.approx` instruction (SEMANTICS.md §5).
+//! The special-function unit (MUFU) behind every `.approx` instruction (docs/mufu.md).
 //!
-//! ptxas turns each approximate instruction into exact IEEE glue around one MUFU operation
-//! (reference/ptx-to-sass-lowering.md §4); the glue lives in [`crate::ptx::approx`]. What the
-//! MUFU itself returns is undocumented, so the core is a swappable [`Core`]: the default,
-//! [`CorrectlyRounded`], returns the correctly rounded function value of the core's input, which
-//! keeps every instruction within the manual's bounds; a hardware-fitted core plugs in through
-//! the same trait: [`interp::Interpolator`], the quadratic-interpolator model over a table file
-//! ([`table`]) that [`fit`] recovers from GPU captures (docs/sfu.md). What every core shares (special values, subnormal flushing) is [`special_f32`],
-//! [`special_f64_high`] and [`special_16`].
+//! ptxas turns each approximate instruction into exact IEEE glue around one MUFU operation (the
+//! SASS ptxas 13.5 emits); the glue lives in [`crate::ptx::approx`]. What the MUFU itself returns
+//! is undocumented, so the core is a swappable [`Core`]: the default, [`CorrectlyRounded`], returns
+//! the correctly rounded function value of the core's input, which keeps every instruction within
+//! the manual's bounds; a hardware-fitted core plugs in through the same trait:
+//! [`interp::Interpolator`], the quadratic-interpolator model over a table file ([`table`]) that
+//! [`fit`] recovers from GPU captures (docs/sfu.md). What every core shares (special values,
+//! subnormal flushing) is [`special_f32`], [`special_f64_high`] and [`special_16`].
 
 pub mod cr;
 pub mod fast;
@@ -54,7 +54,8 @@ pub trait Core: Send + Sync + fmt::Debug {
     fn name(&self) -> String;
     /// The f32 operation `op` on `a`.
     fn f32(&self, op: Op, a: F32) -> F32;
-    /// The high-word operation `op` on the upper 32 bits of an f64; returns the result's upper word.
+    /// The high-word operation `op` on the upper 32 bits of an f64; returns the result's upper
+    /// word.
     fn f64_high(&self, op: Op64, hi: u32) -> u32;
     /// The f16 operation `op` on `a`.
     fn f16(&self, op: Op16, a: F16) -> F16;
@@ -123,7 +124,7 @@ impl PartialEq for CoreRef {
     }
 }
 
-/// The MUFU's NaN result for every format: the canonical NaN (SEMANTICS.md §5).
+/// The MUFU's NaN result for every format: the canonical NaN (docs/mufu.md).
 fn nan<F: Format>() -> F {
     F::canonical_nan()
 }
@@ -168,7 +169,7 @@ pub fn special_f32(op: Op, a: F32) -> Option<F32> {
     None
 }
 
-/// The MUFU flushes subnormal results to a signed zero (lowering §4: the non-`.ftz` glue exists
+/// The MUFU flushes subnormal results to a signed zero (the non-`.ftz` glue ptxas emits exists
 /// to avoid them); `Tanh` results are never subnormal for a normal input.
 fn flush_f32(op: Op, d: F32) -> F32 {
     if op == Op::Tanh {

@@ -52,7 +52,7 @@ impl Function {
         Function::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// The model's index width (sfu-model.md: RCP and RSQ tables have 128 rows, the others 64).
+    /// The model's index width (the G80 model: RCP and RSQ tables have 128 rows, the others 64).
     pub fn model_index_bits(self) -> u32 {
         match self {
             Function::Rcp | Function::Rsqrt => 7,

@@ -1,6 +1,6 @@
 //! PTX ISA 9.7.3.8 and 9.7.3.13-9.7.3.22, 9.7.4.9-9.7.4.10: the approximate instructions
 //! (`.approx`, `div.full`), as the exact IEEE glue ptxas wraps around one special-function-unit
-//! operation (reference/ptx-to-sass-lowering.md §4, the same on sm_80 to sm_120).
+//! operation (the SASS ptxas 13.5 emits, the same on sm_80 to sm_120; docs/mufu.md).
 //!
 //! The glue's compares are non-`.ftz` `FSETP`s against `2^-126` (a NaN is never scaled), its
 //! fix-ups `FMUL`/`FADD` rounded to nearest without flushing; the `.ftz` forms are the bare MUFU
@@ -61,7 +61,7 @@ fn mufu<T: Trace>(op: Op, a: F32, core: &dyn Core, t: &mut T) -> F32 {
 pub fn approx_f32<T: Trace>(i: &Instr, a: F32, b: F32, ctx: &Context, t: &mut T) -> F32 {
     let core = ctx.core.get();
     // sm_1x: "Subnormal inputs and results [flushed] to sign-preserving zero" without `.ftz`
-    // (SEMANTICS.md §3.7): the `.ftz` form, the bare MUFU operation.
+    // (policy `sm1x_f32_flush`, docs/semantics.md): the `.ftz` form, the bare MUFU operation.
     let ftz = i.mods.ftz || (ctx.sm1x() && ctx.policies.sm1x_f32_flush);
     let op = match i.opcode {
         Opcode::Rcp => Op::Rcp,
@@ -174,8 +174,8 @@ pub fn approx_f64<T: Trace>(i: &Instr, a: F64, ctx: &Context, t: &mut T) -> F64 
     if i.mods.ftz {
         return y;
     }
-    // rsqrt.approx.f64 (lowering §4): one second-order correction of the RSQ64H estimate, for a
-    // positive normal `a`; any other input takes a slow-path subroutine.
+    // rsqrt.approx.f64 (as ptxas compiles it): one second-order correction of the RSQ64H estimate,
+    // for a positive normal `a`; any other input takes a slow-path subroutine.
     let rn = Rounding::ieee(Round::Rn);
     let correct = |a: F64, y: F64| {
         let e = ieee::fma(a, ieee::mul(y, y, rn).neg_bits(), F64::one(), rn);
@@ -200,7 +200,7 @@ fn half64() -> F64 {
 /// `__cuda_sm20_drsqrt_f64_slowpath_v2`, which the manual's table pins for special inputs
 /// (9.7.3.16): NaN -> NaN, -Inf and negative numbers -> NaN, ±0 -> ±Inf, +Inf -> +0. A positive
 /// subnormal is modelled as scaled by 2^54 into the fast path and the result by 2^27 (the
-/// subroutine's exact steps are not modelled; SEMANTICS.md §5).
+/// subroutine's exact steps are not modelled; docs/mufu.md).
 fn rsqrt_f64_slow_path(a: F64, ctx: &Context, fast: impl Fn(F64) -> F64) -> F64 {
     if a.is_nan() {
         return steps::nan_rule(a.quieted(), &ctx.policies);

@@ -12,7 +12,8 @@ use crate::ieee;
 use crate::round::{Round, Rounding};
 use crate::steps;
 
-/// The format's NaN rule for an arithmetic result (SEMANTICS.md §2, §3.2), noted.
+/// The format's NaN rule for an arithmetic result (docs/semantics.md, "Decided with good evidence"
+/// and `f64_nan`), noted.
 pub fn nan_result<F: Format, T: Trace>(d: F, ctx: &Context, t: &mut T) -> F {
     if !d.is_nan() {
         return d;
@@ -65,7 +66,8 @@ pub fn arith<F: Format, T: Trace>(i: &Instr, lane: Lane<F>, ctx: &Context, t: &m
         t.note(|| Rule::OutputFlushed);
     }
     d = nan_result(d, ctx, t);
-    // PTX ISA 9.7.3.3: "`.sat` clamps the result to [0.0, 1.0]. `NaN` results are flushed to +0.0f."
+    // PTX ISA 9.7.3.3: "`.sat` clamps the result to [0.0, 1.0]. `NaN` results are flushed to
+    // +0.0f."
     if m.sat {
         let s = steps::saturate(d);
         if s != d {

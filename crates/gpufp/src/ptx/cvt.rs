@@ -1,6 +1,6 @@
 //! The float-to-float `cvt` forms and the float `setp` comparisons that the manual's example blocks
-//! use around the floating-point instructions. The PTX ISA `cvt` and `setp` sections are not in
-//! `../shared/manual`; the rules relied on are quoted from the PTX ISA above each function.
+//! use around the floating-point instructions. The rules relied on from the PTX ISA `cvt`
+//! and `setp` sections are quoted above each function.
 
 use super::instr::Type;
 use crate::format::{Format, BF16, F16, F32, F64};
@@ -160,7 +160,7 @@ impl Cvt {
     /// sign-preserving zero; `.sat` clamps the result to [0.0, 1.0], a NaN result becoming +0.0;
     /// `.relu` clamps a negative result to 0 and makes a NaN result the canonical NaN. Other NaN
     /// results follow the destination format's NaN rule (canonical for f16, bf16 and f32,
-    /// SEMANTICS.md §2; f64 by the `f64_nan` policy).
+    /// docs/semantics.md; f64 by the `f64_nan` policy).
     fn convert<A: Format, D: Format>(&self, a: A, policies: &Policies) -> D {
         let a = if self.ftz && A::BITS == 32 {
             steps::ftz(a)

@@ -19,7 +19,8 @@ pub struct Context {
 }
 
 impl Context {
-    /// Whether the target is an `sm_1x` one, where f32 semantics differ (SEMANTICS.md §3.6-3.7).
+    /// Whether the target is an `sm_1x` one, where f32 semantics differ (policies `sm1x_mad`,
+    /// `sm1x_f32_flush`).
     pub fn sm1x(&self) -> bool {
         self.target.is_some_and(|t| t.sm < 20)
     }

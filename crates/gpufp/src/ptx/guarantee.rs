@@ -1,5 +1,5 @@
 //! What the manual guarantees about a result: every bit, any NaN, or an error bound (PTX ISA
-//! 9.7.3, 9.7.4; SEMANTICS.md §5). The model's result always satisfies its guarantee; another
+//! 9.7.3, 9.7.4; docs/mufu.md). The model's result always satisfies its guarantee; another
 //! implementation's result is judged against it by [`judge`].
 
 use super::bounds;

@@ -242,8 +242,8 @@ pub enum Modifier {
 }
 
 /// Every modifier with its spelling, in the manual's canonical order (`div.full`, `fma.rn.ftz.sat`,
-/// `fma.rn.oob.relu`, `min.ftz.NaN.xorsign.abs`, `ex2.approx.ftz`). Parsing and printing both use it.
-/// `.full` comes first because it must directly follow `div`.
+/// `fma.rn.oob.relu`, `min.ftz.NaN.xorsign.abs`, `ex2.approx.ftz`). Parsing and printing both use
+/// it. `.full` comes first because it must directly follow `div`.
 pub const MODIFIERS: [(&str, Modifier); 13] = [
     ("full", Modifier::Full),
     ("approx", Modifier::Approx),
@@ -261,7 +261,7 @@ pub const MODIFIERS: [(&str, Modifier); 13] = [
 ];
 
 /// The modifier set of an instruction: each modifier at most once, order irrelevant (as ptxas
-/// treats it, SEMANTICS.md §4).
+/// 13.5 treats it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Modifiers {
     pub rnd: Option<Round>,

@@ -31,7 +31,7 @@ fn less<F: Format>(x: F, y: F) -> bool {
 /// }
 /// ```
 /// Which NaN "NaN" is: canonical for f32/f16/bf16; for f64 the SASS returns `b` quieted
-/// (SEMANTICS.md §3.2); half precision without `.NaN` per [`HalfMinMaxBothNan`].
+/// (policy `f64_nan`, docs/semantics.md); half precision without `.NaN` per [`HalfMinMaxBothNan`].
 fn two_inputs<F: Format, T: Trace>(
     max: bool,
     nan_mode: bool,
@@ -114,7 +114,7 @@ pub fn minmax<F: Format, T: Trace>(i: &Instr, lane: Lane<F>, ctx: &Context, t: &
     }
     if m.xorsign && !three {
         // The half-precision `max` pseudo-code tests `!isNaN(fA[i])` here; read as a typo for
-        // `d[i]` unless the policy says otherwise (SEMANTICS.md §2).
+        // `d[i]` unless the policy says otherwise (policy `half_max_xorsign_guard`).
         let literal = F::BITS == 16
             && max
             && ctx.policies.half_max_xorsign_guard == HalfMaxXorsignGuard::FirstOperand;

@@ -47,8 +47,9 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// Parses the opcode form of an instruction: mnemonic, modifiers and type, separated by dots, in
-/// any order after the mnemonic except that `.full` must directly follow `div` (SEMANTICS.md §4).
-/// The input count is the opcode's usual one; [`parse_statement`] takes it from the operands.
+/// any order after the mnemonic except that `.full` must directly follow `div` (as ptxas 13.5
+/// accepts them). The input count is the opcode's usual one; [`parse_statement`] takes it from the
+/// operands.
 pub fn parse_instr(text: &str) -> Result<Instr, ParseError> {
     if let Some((i, c)) = text
         .char_indices()

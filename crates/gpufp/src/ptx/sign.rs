@@ -1,9 +1,9 @@
 //! PTX ISA 9.7.3.2 `copysign`, 9.7.3.9/9.7.4.6 `abs`, 9.7.3.10/9.7.4.5 `neg`.
 //!
-//! `copysign` is a bit operation. `abs` and `neg` are *arithmetic* on the GPU (SEMANTICS.md §2,
-//! lowering §3): `abs.f32` is `FADD(|a|, -0)`, `neg.f32` is `FADD(-a, -0)`, f16 uses HADD2, bf16
-//! `HFMA2(-0 * 0 + x)`, f64 `DADD(-0, |a|)`. So a NaN input gives the format's NaN result,
-//! `abs(-0) = +0`, `neg(+0) = -0`, and `.ftz` flushes subnormals.
+//! `copysign` is a bit operation. `abs` and `neg` are *arithmetic* on the GPU (as ptxas compiles
+//! them; docs/semantics.md): `abs.f32` is `FADD(|a|, -0)`, `neg.f32` is `FADD(-a, -0)`, f16 uses
+//! HADD2, bf16 `HFMA2(-0 * 0 + x)`, f64 `DADD(-0, |a|)`. So a NaN input gives the format's NaN
+//! result, `abs(-0) = +0`, `neg(+0) = -0`, and `.ftz` flushes subnormals.
 
 use super::eval::{flush_inputs, Context, Lane, Trace};
 use super::instr::{Instr, Opcode};

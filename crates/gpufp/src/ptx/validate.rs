@@ -1,6 +1,6 @@
 //! Which instruction variants exist, on which targets and PTX ISA versions (the "PTX ISA Notes" and
 //! "Target ISA Notes" of PTX ISA 9.7.3 and 9.7.4), and what ptxas additionally accepts or rejects
-//! (SEMANTICS.md §4). Messages follow ptxas's wording where it has one.
+//! (ptxas 13.5, run on each case). Messages follow ptxas's wording where it has one.
 
 use super::instr::{Instr, Modifiers, Opcode, Type};
 use crate::round::Round;

@@ -1,4 +1,4 @@
-//! Operand values as `gpufp eval` and `gpufp batch` take them (DESIGN.md): raw bits `0x...` of
+//! Operand values as `gpufp eval` and `gpufp batch` take them (README.md): raw bits `0x...` of
 //! the operand's full width, PTX literals `0f...` / `0d...`, or decimal numbers (`1.5`, `-0.0`,
 //! `1e-40`, `inf`, `-inf`, `nan`) converted to the operand type with round-to-nearest-even; a
 //! packed operand also as its lanes, `{lane0, lane1}`, each in one of those forms.

@@ -1,4 +1,4 @@
-//! The binary encoding of `MIN_MAX` (manual/visa-MIN_MAX.md, "Format"):
+//! The binary encoding of `MIN_MAX` (Intel's vISA specification, MIN_MAX, "Format"):
 //!
 //! ```text
 //! | 0x45(MIN_MAX) | Exec_size | Op | Dst | Src0 | Src1 |

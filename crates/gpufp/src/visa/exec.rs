@@ -7,7 +7,7 @@
 //! }
 //! ```
 //! Channel `i` is enabled when the mask control is NoMask or bit `4 * group + i` of the execution
-//! mask is set; disabled channels keep their destination value (SEMANTICS.md §6).
+//! mask is set; disabled channels keep their destination value.
 
 use super::state::{State, CR0_DF_DENORM, CR0_F_DENORM, CR0_HF_DENORM};
 use super::{MinMax, Op, Operand, SrcMod, VType};
@@ -251,7 +251,7 @@ fn source(o: &Operand, name: &str, k: usize, state: &State) -> Result<Value, Str
     }
 }
 
-/// Executes one instruction under `policies` (the tie rule of SEMANTICS.md §6).
+/// Executes one instruction under `policies` (the tie rule of policy `visa_equal_operands`).
 pub fn execute(i: &MinMax, state: &mut State, policies: &Policies) -> Result<(), String> {
     let dst_ty = match i.dst {
         Operand::General { id, .. } => state.var_type(id)?,

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 /// vISA numbers the predefined variables 0..31; declared ones start at 32.
 pub const FIRST_USER_VARIABLE: u32 = 32;
 
-/// `%cr0` bits that allow denormals (SEMANTICS.md §6): DF bit 6, F bit 7, HF bit 10. When a
-/// type's bit is clear, its denormal operands are flushed to a zero of the same sign.
+/// `%cr0` bits that allow denormals (docs/semantics.md, `visa_equal_operands`): DF bit 6, F bit 7,
+/// HF bit 10. When a type's bit is clear, its denormal operands are flushed to a zero of the same
+/// sign.
 pub const CR0_DF_DENORM: u32 = 1 << 6;
 pub const CR0_F_DENORM: u32 = 1 << 7;
 pub const CR0_HF_DENORM: u32 = 1 << 10;

@@ -1,7 +1,7 @@
 //! An exact big-integer model of IEEE operations, written independently of the core: operands
 //! decode to exact dyadic numbers, add/mul/fma are computed exactly, div and sqrt to 200 extra
 //! bits plus a sticky flag, and one rounding function implements IEEE gradual underflow and the
-//! three `.ftz` tininess readings of SEMANTICS.md §3.1.
+//! three `.ftz` tininess readings of policy `ftz_tininess`.
 
 use gpufp::{Format, Round, Tininess};
 use num_bigint::{BigInt, BigUint, Sign};
