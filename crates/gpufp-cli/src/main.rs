@@ -1,4 +1,4 @@
-//! The `gpufp` command: the command-line contract of DESIGN.md (`eval`, `batch`, `parse`,
+//! The `gpufp` command: the command-line contract in README.md (`eval`, `batch`, `parse`,
 //! `run`), and test vectors (`gen`, `check`, `sweep`).
 
 mod bench;
@@ -15,7 +15,6 @@ use std::rc::Rc;
 
 mod run;
 mod vectors;
-mod visa_addr;
 
 /// A bit-exact model of GPU floating-point instructions.
 #[derive(Parser)]
@@ -284,14 +283,8 @@ fn read_file(path: &std::path::Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))
 }
 
-fn variable_id(text: &str) -> Result<u32, String> {
-    text.strip_prefix('V')
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("`{text}` is not a variable `V<number>`"))
-}
-
 fn visa(command: VisaCommand) -> Result<String, String> {
-    use gpufp::visa::{asm, encode, exec, state::State};
+    use gpufp::visa::{asm, assign, encode, exec, state::State};
     match command {
         VisaCommand::Run {
             file,
@@ -318,52 +311,19 @@ fn visa(command: VisaCommand) -> Result<String, String> {
                     .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
             }
             for set in &sets {
-                let (var, list) = set
-                    .split_once('=')
-                    .ok_or_else(|| format!("--set `{set}`: expected V=LIST"))?;
-                if let Some(id) = visa_addr::address_id(var) {
-                    visa_addr::set(&mut state, id, list)?;
-                    continue;
-                }
-                let id = variable_id(var)?;
-                let ty = state.var_type(id)?;
-                for (k, v) in list.split(',').enumerate() {
-                    let bits = asm::immediate(v.trim(), ty)
-                        .map_err(|e| format!("--set {var}[{k}]: {e}"))?;
-                    state
-                        .write(id, k, bits)
-                        .map_err(|e| format!("--set {var}: {e}"))?;
-                }
+                assign::set(&mut state, set).map_err(|e| format!("--set {set}: {e}"))?;
             }
             for (line, i) in &program.instrs {
                 exec::execute(i, &mut state, &Policies::default())
                     .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
             }
-            let names: Vec<String> = if prints.is_empty() {
-                let vars = state.variables().map(|id| format!("V{id}"));
-                vars.chain(state.address_variables().map(|id| format!("A{id}")))
-                    .collect()
-            } else {
-                prints
-            };
-            let mut out = String::new();
-            for name in names {
-                if let Some(id) = visa_addr::address_id(&name) {
-                    out += &visa_addr::print(&state, id)?;
-                    continue;
-                }
-                let id = variable_id(&name)?;
-                let ty = state.var_type(id)?;
-                for k in 0..state.num_elts(id)? {
-                    let bits = state.read(id, k)?;
-                    out += &format!(
-                        "V{id}[{k}] = 0x{bits:0w$x}  {}\n",
-                        visa_value(bits, ty),
-                        w = 2 * ty.size()
-                    );
-                }
+            if prints.is_empty() {
+                return Ok(assign::show_all(&state));
             }
-            Ok(out)
+            prints
+                .iter()
+                .map(|name| assign::show(&state, name))
+                .collect()
         }
         VisaCommand::Asm { file, grf } => {
             let program = asm::parse_program(&read_file(&file)?, grf)
@@ -388,26 +348,6 @@ fn visa(command: VisaCommand) -> Result<String, String> {
             }
             Ok(out)
         }
-    }
-}
-
-/// An element's value for display: a number of its type.
-fn visa_value(bits: u64, ty: gpufp::visa::VType) -> String {
-    use gpufp::visa::VType;
-    match ty {
-        VType::HF => gpufp::decimal::format(gpufp::F16(bits as u16)),
-        VType::F => gpufp::decimal::format(gpufp::F32(bits as u32)),
-        VType::DF => gpufp::decimal::format(gpufp::F64(bits)),
-        t if t.is_signed() => {
-            let w = 8 * t.size() as u32;
-            let v = if w < 64 && bits >> (w - 1) & 1 == 1 {
-                i128::from(bits) - (1i128 << w)
-            } else {
-                i128::from(bits as i64)
-            };
-            v.to_string()
-        }
-        _ => bits.to_string(),
     }
 }
 

@@ -150,3 +150,74 @@ fn long_instruction_text() {
         },
     );
 }
+
+#[test]
+fn many_register_assignments() {
+    use gpufp::ptx::run::Machine;
+    linear(
+        "`--set` assignments, one per register",
+        4_096,
+        |n| {
+            let decls: String = (0..n).map(|k| format!(".reg .f32 %r{k};\n")).collect();
+            let program = parse_program(&decls, None).unwrap();
+            let sets: Vec<String> = (0..n).map(|k| format!("%r{k}=1.5")).collect();
+            (program, sets)
+        },
+        |(program, sets)| {
+            let mut m = Machine::new(program);
+            for s in sets {
+                m.set(program, s).unwrap();
+            }
+        },
+    );
+}
+
+#[test]
+fn a_long_visa_byte_stream() {
+    use gpufp::visa::encode::{decode, encode, from_hex, to_hex};
+    let one =
+        asm::parse_instruction("min (M1, 16) V35(0,0)<1> V33(0,0)<1;1,0> V34(0,0)<1;1,0>").unwrap();
+    let bytes = encode(&one).unwrap();
+    linear(
+        "vISA instructions in hex",
+        2_000,
+        |n| to_hex(&bytes.repeat(n)),
+        |hex| {
+            let all = from_hex(hex).unwrap();
+            let mut at = 0;
+            while at < all.len() {
+                let (i, len) = decode(&all[at..]).unwrap();
+                assert_eq!(i, one);
+                at += len;
+            }
+        },
+    );
+}
+
+#[test]
+fn many_visa_assignments() {
+    use gpufp::visa::{assign, state::State};
+    linear(
+        "vISA `--set` lists, one per variable",
+        1_000,
+        |n| {
+            let decls: String = (0..n)
+                .map(|k| format!(".decl V{} v_type=G type=f num_elts=16\n", k + 33))
+                .collect();
+            let program = asm::parse_program(&decls, 32).unwrap();
+            let values = vec!["0.5"; 16].join(",");
+            let sets: Vec<String> = (0..n).map(|k| format!("V{}={values}", k + 33)).collect();
+            (program, sets)
+        },
+        |(program, sets)| {
+            let mut state = State::new(32).unwrap();
+            for (_, d) in &program.decls {
+                state.declare(d).unwrap();
+            }
+            for s in sets {
+                assign::set(&mut state, s).unwrap();
+            }
+            assert!(!assign::show_all(&state).is_empty());
+        },
+    );
+}

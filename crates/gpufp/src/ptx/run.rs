@@ -198,6 +198,8 @@ struct Stmt {
 pub struct Program {
     pub decls: Vec<Decl>,
     stmts: Vec<Stmt>,
+    /// Each register's index in `decls`, by name: `--set` finds a register in constant time.
+    names: HashMap<String, usize>,
 }
 
 /// The program text with comments blanked out (newlines kept), so byte offsets stay valid.
@@ -520,6 +522,7 @@ pub fn parse_program(text: &str, target: Option<Target>) -> Result<Program, RunE
     Ok(Program {
         decls: p.decls,
         stmts,
+        names: p.names,
     })
 }
 
@@ -1060,10 +1063,7 @@ impl Machine {
         let (name, value) = assignment
             .split_once('=')
             .ok_or_else(|| format!("`{assignment}`: expected REG=VALUE"))?;
-        let r = program
-            .decls
-            .iter()
-            .position(|d| d.name == name)
+        let r = *(program.names.get(name))
             .ok_or_else(|| format!("`{name}` is not a declared register"))?;
         let ty = program.decls[r].ty;
         let lower = value.to_ascii_lowercase();

@@ -1,8 +1,9 @@
 //! Intel vISA `MIN_MAX` (opcode 0x45): the instruction, its operands and regions, the kernel state
-//! it reads and writes, its assembly text and its binary encoding (manual/visa-MIN_MAX.md,
-//! SEMANTICS.md §6).
+//! it reads and writes, its assembly text and its binary encoding (Intel's vISA
+//! specification, MIN_MAX; the open points in docs/semantics.md, `visa_equal_operands`).
 
 pub mod asm;
+pub mod assign;
 pub mod encode;
 pub mod exec;
 pub mod state;
