@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 mod run;
+mod sweep;
 mod vectors;
 
 /// A bit-exact model of GPU floating-point instructions.
@@ -162,8 +163,11 @@ enum Command {
     Gen(vectors::GenArgs),
     /// Judge `OPERAND... RESULT` lines from a device: bit-exact and against the manual.
     Check(vectors::CheckArgs),
-    /// Evaluate every input or N random inputs on all cores; print count, time and digest.
-    Sweep(vectors::SweepArgs),
+    /// Evaluate every input or N random inputs (or a range or shard of them) on all cores; print
+    /// count, time and digest.
+    Sweep(sweep::SweepArgs),
+    /// Check that shards' result files cover their space exactly once; print the whole digest.
+    SweepMerge(sweep::MergeArgs),
     /// Throughput of the fast path against the host FPU, the integer core and other libraries.
     Bench(bench::BenchArgs),
 }
@@ -702,7 +706,8 @@ fn main() -> ExitCode {
         Command::Man { subcommand } => report(man(subcommand.as_deref())),
         Command::Gen(a) => vectors::gen(a),
         Command::Check(a) => vectors::check(a),
-        Command::Sweep(a) => vectors::sweep(a),
+        Command::Sweep(a) => sweep::sweep(a),
+        Command::SweepMerge(a) => sweep::merge(a),
         Command::Bench(a) => bench::bench(a),
         Command::Run {
             file,

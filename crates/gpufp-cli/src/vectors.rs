@@ -6,13 +6,12 @@ use gpufp::front::{self, Options, Prepared};
 use gpufp::ptx::guarantee::Verdict;
 use gpufp::ptx::value::parse_value;
 use gpufp::ptx::{self, EvalError, Opcode};
-use gpufp::vectors::{self, Level, Plan, Space};
+use gpufp::vectors::Level;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct GenArgs {
@@ -54,38 +53,7 @@ pub struct CheckArgs {
     file: Option<PathBuf>,
 }
 
-#[derive(clap::Args)]
-pub struct SweepArgs {
-    #[command(flatten)]
-    at: Where,
-    #[command(flatten)]
-    model: Model,
-    /// Number of source operands (3 for the 3-input min/max).
-    #[arg(long)]
-    operands: Option<u8>,
-    /// Every input of the per-lane input space (at most 2^32 cases).
-    #[arg(long, conflicts_with = "random", required_unless_present = "random")]
-    exhaustive: bool,
-    /// N cases with SplitMix64 operands.
-    #[arg(long, value_name = "N", value_parser = parse_u64)]
-    random: Option<u64>,
-    /// Seed of the random operands (with --random).
-    #[arg(long, value_parser = parse_u64)]
-    seed: Option<u64>,
-    /// Worker threads, 1 to 1024 (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    threads: Option<u16>,
-    /// Print one JSON object instead of `name: value` lines.
-    #[arg(long)]
-    json: bool,
-    /// Write `CHUNK 0xDIGEST` per 2^16 cases to FILE.
-    #[arg(long, value_name = "FILE")]
-    chunk_digests: Option<PathBuf>,
-    /// The instruction, e.g. `add.rn.f16`.
-    instr: String,
-}
-
-fn parse_u64(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_u64(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
         None => s.parse(),
@@ -94,7 +62,12 @@ fn parse_u64(s: &str) -> Result<u64, String> {
 }
 
 /// `text` validated with `operands` source operands (default: the opcode's usual number).
-fn ready(text: &str, operands: Option<u8>, at: Where, model: &Model) -> Result<Prepared, String> {
+pub(crate) fn ready(
+    text: &str,
+    operands: Option<u8>,
+    at: Where,
+    model: &Model,
+) -> Result<Prepared, String> {
     let opts = model.options(at)?;
     let n = operands
         .map(usize::from)
@@ -106,7 +79,7 @@ fn ready(text: &str, operands: Option<u8>, at: Where, model: &Model) -> Result<P
     Prepared::new(text, &opts).map_err(|e| e.describe(text))
 }
 
-fn fail(message: impl std::fmt::Display) -> ExitCode {
+pub(crate) fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::FAILURE
 }
@@ -156,7 +129,7 @@ pub fn gen(a: GenArgs) -> ExitCode {
 /// A progress bar with rate and time left on standard error when it is a terminal (hidden
 /// otherwise, so piped and redirected runs print nothing extra); a spinner with the rate when
 /// the total is unknown.
-fn progress(total: Option<u64>, unit: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress(total: Option<u64>, unit: &str) -> indicatif::ProgressBar {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use std::io::IsTerminal;
     let template = match total {
@@ -385,71 +358,4 @@ pub fn check(a: CheckArgs) -> ExitCode {
             fail(format_args!("reading {name}: {e}"))
         }
     }
-}
-
-pub fn sweep(a: SweepArgs) -> ExitCode {
-    let ready = match ready(&a.instr, a.operands, a.at, &a.model) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
-    let space = match (a.random, a.seed) {
-        (Some(count), seed) => Space::Random {
-            count,
-            seed: seed.unwrap_or(0),
-        },
-        (None, Some(_)) => return fail("--seed applies to --random only"),
-        (None, None) => Space::Exhaustive,
-    };
-    let plan = match Plan::new(ready.effective(), space) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let threads = a.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        usize::from,
-    );
-    let start = Instant::now();
-    let bar = progress(Some(plan.count), "cases");
-    let outcome = match vectors::sweep::sweep_with(&plan, &ready.ctx, threads, &|n| bar.inc(n)) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
-    bar.finish_and_clear();
-    let elapsed = start.elapsed().as_secs_f64();
-    if let Some(path) = &a.chunk_digests {
-        let text: String = outcome
-            .chunks
-            .iter()
-            .enumerate()
-            .map(|(c, d)| format!("{c} 0x{d:016x}\n"))
-            .collect();
-        if let Err(e) = std::fs::write(path, text) {
-            return fail(format_args!("writing {}: {e}", path.display()));
-        }
-    }
-    let space = match space {
-        Space::Exhaustive => "exhaustive".to_string(),
-        Space::Random { seed, .. } => format!("random, seed {seed}"),
-    };
-    if a.json {
-        let summary = serde_json::json!({
-            "instr": ready.instr.to_string(), "space": space, "threads": threads,
-            "count": outcome.count, "elapsed_s": elapsed,
-            "throughput": outcome.count as f64 / elapsed.max(1e-9),
-            "digest": format!("0x{:016x}", outcome.digest),
-        });
-        println!("{summary}");
-        return ExitCode::SUCCESS;
-    }
-    println!("instr: {}", ready.instr);
-    println!("space: {space}");
-    println!("threads: {threads}");
-    println!("count: {}", outcome.count);
-    println!("elapsed: {elapsed:.3} s");
-    println!(
-        "throughput: {:.0} cases/s",
-        outcome.count as f64 / elapsed.max(1e-9)
-    );
-    println!("digest: 0x{:016x}", outcome.digest);
-    ExitCode::SUCCESS
 }

@@ -79,8 +79,14 @@ fn ctx(i: &Instr) -> Context {
 /// The digest of cases `range` of a sweep, recomputed from docs/vectors.md: operands from the
 /// case index, results from `ptx::eval`, each term mix(mix(i) ^ result), wrapping sums.
 fn recompute(i: &Instr, ops: impl Fn(u64) -> Vec<u64>, range: std::ops::Range<u64>) -> u64 {
+    recompute_from(i, ops, range.start, range.end - range.start)
+}
+
+/// [`recompute`] of the `count` cases from `first` (which may end at 2^64).
+fn recompute_from(i: &Instr, ops: impl Fn(u64) -> Vec<u64>, first: u64, count: u64) -> u64 {
     let c = ctx(i);
-    range.fold(0u64, |sum, n| {
+    (0..count).fold(0u64, |sum, k| {
+        let n = first + k;
         let r = ptx::eval(i, &ops(n), &c).unwrap();
         sum.wrapping_add(mix(mix(n) ^ r))
     })
@@ -159,14 +165,32 @@ fn exhaustive_f32_unary_order() {
 
 #[test]
 fn oversized_and_unmodelled_sweeps_are_errors() {
-    for text in ["fma.rn.f16", "add.rn.f32", "fma.rn.f16x2", "add.rn.f64"] {
+    // Over 2^64 cases: no exhaustive sweep.
+    for text in ["fma.rn.f32", "add.rn.f64", "fma.rn.f32x2"] {
         let e = Plan::new(&instr(text), Space::Exhaustive).unwrap_err();
         assert!(matches!(e, SweepError::TooLarge(_)), "{text}");
         assert!(e.to_string().contains("--random"), "{e}");
     }
+    // 2^64 cases: only in parts.
+    for text in ["add.rn.f32", "neg.f64", "add.rn.f32x2"] {
+        let e = Plan::new(&instr(text), Space::Exhaustive).unwrap_err();
+        assert!(
+            e.to_string().contains("--range START..END or --shard K/N"),
+            "{e}"
+        );
+        assert_eq!(Plan::size(&instr(text), Space::Exhaustive), Ok(1 << 64));
+        assert!(Plan::shard(&instr(text), Space::Exhaustive, 1, 2).is_ok());
+    }
+    // 2^48 cases: three 16-bit operands.
     let mut min3 = instr("min.f16");
     min3.inputs = 3;
-    assert!(Plan::new(&min3, Space::Exhaustive).is_err());
+    for i in [instr("fma.rn.f16"), instr("fma.rn.relu.bf16x2"), min3] {
+        assert_eq!(
+            Plan::new(&i, Space::Exhaustive).unwrap().count,
+            1 << 48,
+            "{i}"
+        );
+    }
     // `lg2` without `.approx` parses but the manual defines no such instruction.
     let i = instr("lg2.f32");
     let plan = Plan::new(&i, Space::Random { count: 10, seed: 0 }).unwrap();
@@ -337,4 +361,151 @@ fn draws_come_from_the_table() {
         in_table > n * 7 / 10 && in_table < n * 85 / 100,
         "{in_table} of {n}"
     );
+}
+
+/// Three 16-bit operands: a = i & 0xFFFF, b = (i >> 16) & 0xFFFF, c = i >> 32, so chunk g holds
+/// c = g >> 16, b = g & 0xFFFF and every a. Ranges inside the 2^48 space recomputed.
+#[test]
+fn ranges_of_the_fma_f16_space_recomputed_independently() {
+    let i = instr("fma.rn.f16");
+    let ops = |n: u64| vec![n & 0xFFFF, (n >> 16) & 0xFFFF, n >> 32];
+    // c = 0x3C00 (1.0), b = 0x3C00: the chunk of a * 1 + 1; then a range across three chunks
+    // starting and ending inside chunks; then the last cases of the space.
+    let g = 0x3C00_3C00u64;
+    for (first, count) in [
+        (g << 16, 1u64 << 16),
+        ((g << 16) + 1000, 2 * (1 << 16) + 5000),
+        ((1u64 << 48) - 3000, 3000),
+    ] {
+        let start = u128::from(first);
+        let plan = Plan::range(&i, Space::Exhaustive, start, start + u128::from(count)).unwrap();
+        assert_eq!((plan.start, plan.count, plan.size), (first, count, 1 << 48));
+        let got = vectors::sweep(&plan, &ctx(&i), 2).unwrap();
+        assert_eq!(
+            got.digest,
+            recompute_from(&i, ops, first, count),
+            "{first:#x}+{count}"
+        );
+        // The chunk sums are those of the space's chunks, cut at the range's ends.
+        let mut at = first;
+        for (j, sum) in got.chunks.iter().enumerate() {
+            let (lo, n) = plan.chunk_cases(j as u64);
+            assert_eq!(lo, at);
+            assert_eq!(lo / (1 << 16), plan.first_chunk() + j as u64);
+            assert_eq!(*sum, recompute_from(&i, ops, lo, n));
+            at += n;
+        }
+        assert_eq!(at, first + count);
+    }
+}
+
+/// The last chunk of a 2^64 space ends at 2^64: `neg.f64` of the largest patterns.
+#[test]
+fn the_end_of_a_2_64_space() {
+    let i = instr("neg.f64");
+    let size = 1u128 << 64;
+    let plan = Plan::range(&i, Space::Exhaustive, size - 70_000, size).unwrap();
+    assert_eq!(plan.chunks(), 2);
+    let got = vectors::sweep(&plan, &ctx(&i), 2).unwrap();
+    assert_eq!(
+        got.digest,
+        recompute_from(&i, |n| vec![n], u64::MAX - 69_999, 70_000)
+    );
+    let last = Plan::shard(&i, Space::Exhaustive, 9, 10).unwrap();
+    assert_eq!(last.end(), size);
+    assert!(Plan::range(&i, Space::Exhaustive, 0, size).is_err());
+    assert!(Plan::range(&i, Space::Exhaustive, 5, size + 1).is_err());
+    assert!(Plan::range(&i, Space::Exhaustive, 6, 5).is_err());
+}
+
+/// N shards cover the space once, in ranges whose sizes differ by at most one, and their
+/// digests add up to the whole space's.
+#[test]
+fn shards_add_up_to_the_whole() {
+    let i = instr("add.rn.bf16");
+    let space = Space::Random {
+        count: 150_000,
+        seed: 42,
+    };
+    let whole = vectors::sweep(&Plan::new(&i, space).unwrap(), &ctx(&i), 2).unwrap();
+    for n in [1u64, 2, 3, 7, 64] {
+        let mut at = 0u128;
+        let mut digest = 0u64;
+        for k in 0..n {
+            let p = Plan::shard(&i, space, k, n).unwrap();
+            assert_eq!(u128::from(p.start), at);
+            assert!(p.count == 150_000 / n || p.count == 150_000 / n + 1);
+            digest = digest.wrapping_add(vectors::sweep(&p, &ctx(&i), 2).unwrap().digest);
+            at = p.end();
+        }
+        assert_eq!(at, 150_000);
+        assert_eq!(digest, whole.digest, "{n} shards");
+    }
+    assert!(Plan::shard(&i, space, 3, 3).is_err());
+    // More shards than cases: some are empty, and still add up.
+    let tiny = Space::Random { count: 3, seed: 1 };
+    let sum = (0..5).fold(0u64, |s, k| {
+        let p = Plan::shard(&i, tiny, k, 5).unwrap();
+        s.wrapping_add(vectors::sweep(&p, &ctx(&i), 1).unwrap().digest)
+    });
+    let one = vectors::sweep(&Plan::new(&i, tiny).unwrap(), &ctx(&i), 1).unwrap();
+    assert_eq!(sum, one.digest);
+}
+
+/// Records what `sweep_from` reports.
+#[derive(Default)]
+struct Seen(std::sync::Mutex<Vec<(u64, u64, vectors::Progress)>>);
+
+impl vectors::Observer for Seen {
+    fn done(&self, j: u64, sum: u64, progress: vectors::Progress) {
+        self.0.lock().unwrap().push((j, sum, progress));
+    }
+}
+
+/// The chunks `seen` reports are `from`, `from + 1`, ... in that order.
+fn in_order(seen: &[(u64, u64, vectors::Progress)], from: u64) -> bool {
+    seen.iter().enumerate().all(|(k, s)| s.0 == from + k as u64)
+}
+
+/// A sweep resumed from any chunk's progress finishes with the uninterrupted digest, and reports
+/// the remaining chunks' sums in order.
+#[test]
+fn a_resumed_sweep_ends_with_the_same_digest() {
+    use vectors::{sweep_from, Progress};
+    let i = instr("mul.rn.f16");
+    let plan = Plan::range(&i, Space::Exhaustive, 70_000, 70_000 + 9 * 65_536 + 123).unwrap();
+    let whole = vectors::sweep(&plan, &ctx(&i), 2).unwrap();
+    let seen = Seen::default();
+    let end = sweep_from(&plan, &ctx(&i), 3, Progress::default(), &seen).unwrap();
+    let seen = seen.0.into_inner().unwrap();
+    assert_eq!(seen.len() as u64, plan.chunks());
+    assert!(in_order(&seen, 0));
+    assert_eq!(
+        end,
+        Progress {
+            chunks: plan.chunks(),
+            digest: whole.digest
+        }
+    );
+    for (j, sum, progress) in &seen {
+        assert_eq!(*sum, whole.chunks[*j as usize]);
+        let resumed = Seen::default();
+        let again = sweep_from(&plan, &ctx(&i), 2, *progress, &resumed).unwrap();
+        assert_eq!(again, end, "resumed after chunk {j}");
+        let rest = resumed.0.into_inner().unwrap();
+        assert_eq!(rest.len() as u64, plan.chunks() - j - 1);
+        assert!(in_order(&rest, j + 1));
+        assert!(rest.iter().all(|(k, s, _)| *s == whole.chunks[*k as usize]));
+    }
+    assert!(sweep_from(
+        &plan,
+        &ctx(&i),
+        1,
+        Progress {
+            chunks: 99,
+            digest: 0
+        },
+        &Seen::default()
+    )
+    .is_err());
 }

@@ -4,7 +4,11 @@
 //! against the manual is [`crate::ptx::guarantee::judge`].
 
 pub mod gen;
+pub mod shard;
 pub mod sweep;
 
 pub use gen::{cases, Cases, Level};
-pub use sweep::{digest_term, mix, random_operand, sweep, Outcome, Plan, Space, SweepError};
+pub use sweep::{
+    digest_term, mix, random_operand, sweep, sweep_from, Observer, Outcome, Plan, Progress, Space,
+    SweepError,
+};

@@ -6,6 +6,7 @@
 use crate::fast::{eval_slice, SliceError};
 use crate::ptx::{eval, Context, EvalError, Instr};
 use core::fmt;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -60,8 +61,10 @@ pub enum Space {
 /// Why a sweep cannot run or stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SweepError {
-    /// The input space is larger than an exhaustive sweep covers (2^32 cases).
+    /// The space, or the part of it asked for, is larger than a sweep covers.
     TooLarge(String),
+    /// A range outside the space, or a shard that does not exist.
+    Range(String),
     /// A case did not evaluate.
     Eval {
         case: u64,
@@ -73,7 +76,7 @@ pub enum SweepError {
 impl fmt::Display for SweepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SweepError::TooLarge(m) => f.write_str(m),
+            SweepError::TooLarge(m) | SweepError::Range(m) => f.write_str(m),
             SweepError::Eval {
                 case,
                 operands,
@@ -91,29 +94,34 @@ impl fmt::Display for SweepError {
 
 impl std::error::Error for SweepError {}
 
-/// The cases of a sweep of one instruction: how many, and each one's operands.
+/// The cases of a sweep of one instruction: the whole space's size, and the contiguous part of
+/// it this plan runs, `start .. start + count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub instr: Instr,
     pub space: Space,
-    /// Number of cases.
+    /// Cases in the whole space: up to 2^64.
+    pub size: u128,
+    /// The first case the plan runs.
+    pub start: u64,
+    /// Number of cases the plan runs (fewer than 2^64).
     pub count: u64,
 }
 
-/// The most cases one sweep runs: 2^24 chunks, whose sums take 256 MiB. A plan may be larger
-/// (its operands are defined for every index); [`sweep`] refuses to run it.
-pub const MAX_RANDOM: u64 = 1 << 40;
+/// The most chunk sums [`sweep`] keeps (256 MiB of them): a plan with more chunks runs through
+/// [`sweep_from`], which hands each chunk's sum on instead of keeping it.
+pub const MAX_KEPT_CHUNKS: u64 = 1 << 25;
 
 impl Plan {
-    /// The sweep of `instr` over `space`. An exhaustive sweep walks the per-lane input space:
-    /// each operand's lane pattern is a field of the case index, and packed types carry the same
-    /// pattern in every lane; spaces over 2^32 cases are refused.
-    pub fn new(instr: &Instr, space: Space) -> Result<Plan, SweepError> {
-        let count = match space {
-            Space::Random { count, .. } => count,
+    /// The number of cases of `space` for `instr`. An exhaustive space is the per-lane input
+    /// space: each operand's lane pattern is a field of the case index, and packed types carry
+    /// the same pattern in every lane; spaces over 2^64 cases are refused.
+    pub fn size(instr: &Instr, space: Space) -> Result<u128, SweepError> {
+        match space {
+            Space::Random { count, .. } => Ok(u128::from(count)),
             Space::Exhaustive => {
                 let bits = u32::from(instr.inputs) * lane_bits(instr);
-                if bits > 32 {
+                if bits > 64 {
                     let lanes = if instr.ty.lanes() > 1 {
                         " per lane"
                     } else {
@@ -121,19 +129,69 @@ impl Plan {
                     };
                     return Err(SweepError::TooLarge(format!(
                         "`{instr}` has {} operand(s) of {} bits{lanes}: 2^{bits} cases; \
-                         --exhaustive covers at most 2^32 (use --random N)",
+                         --exhaustive covers at most 2^64 (use --random N)",
                         instr.inputs,
-                        lane_bits(instr)
+                        lane_bits(instr),
                     )));
                 }
-                1 << bits
+                Ok(1u128 << bits)
             }
-        };
+        }
+    }
+
+    /// The sweep of `instr` over all of `space`. A space of 2^64 cases is refused: run it in
+    /// parts ([`Plan::range`], [`Plan::shard`]).
+    pub fn new(instr: &Instr, space: Space) -> Result<Plan, SweepError> {
+        let size = Plan::size(instr, space)?;
+        if size > u128::from(u64::MAX) {
+            return Err(SweepError::TooLarge(format!(
+                "`{instr}`: 2^64 cases, more than one sweep runs; run it in parts \
+                 (--range START..END or --shard K/N)"
+            )));
+        }
+        Plan::range(instr, space, 0, size)
+    }
+
+    /// The cases `start..end` of `instr`'s `space` (fewer than 2^64 of them).
+    pub fn range(instr: &Instr, space: Space, start: u128, end: u128) -> Result<Plan, SweepError> {
+        let size = Plan::size(instr, space)?;
+        if start > end || end > size {
+            return Err(SweepError::Range(format!(
+                "cases {start}..{end} are not a part of `{instr}`'s {size} cases (0..{size})"
+            )));
+        }
+        let count = u64::try_from(end - start).map_err(|_| {
+            SweepError::TooLarge(format!(
+                "cases {start}..{end}: 2^64 cases, more than one sweep runs; run them in parts"
+            ))
+        })?;
         Ok(Plan {
             instr: *instr,
             space,
+            size,
+            start: start as u64,
             count,
         })
+    }
+
+    /// Shard `k` of `n` (0-based): the `k`-th of `n` contiguous ranges of (nearly) equal size
+    /// that together cover the space, `size * k / n .. size * (k + 1) / n`.
+    pub fn shard(instr: &Instr, space: Space, k: u64, n: u64) -> Result<Plan, SweepError> {
+        if k >= n {
+            return Err(SweepError::Range(format!(
+                "shard {k}/{n}: shards are numbered 0 to {}",
+                n.saturating_sub(1)
+            )));
+        }
+        let size = Plan::size(instr, space)?;
+        // size <= 2^64 and k < n < 2^64: the products fit 128 bits.
+        let bound = |j: u64| size * u128::from(j) / u128::from(n);
+        Plan::range(instr, space, bound(k), bound(k + 1))
+    }
+
+    /// The case after the last one the plan runs (2^64 at the end of a 2^64 space).
+    pub fn end(&self) -> u128 {
+        u128::from(self.start) + u128::from(self.count)
     }
 
     /// The operands of case `i` (the first `instr.inputs` are used).
@@ -156,34 +214,49 @@ impl Plan {
             }
             Space::Exhaustive => {
                 let l = lane_bits(&self.instr);
-                let p = mask(i >> (k * l), l);
+                let p = mask(i.checked_shr(k * l).unwrap_or(0), l);
                 (0..self.instr.ty.lanes()).fold(0, |acc, lane| acc | p << (lane * l))
             }
         }
     }
 
-    /// Number of chunks: chunk `c` covers cases `[c * CHUNK, (c + 1) * CHUNK)`.
+    /// The space's chunk that holds the plan's first case: chunk `g` of the space covers cases
+    /// `[g * CHUNK, (g + 1) * CHUNK)`.
+    pub fn first_chunk(&self) -> u64 {
+        self.start / CHUNK
+    }
+
+    /// Number of the space's chunks the plan runs cases of; the plan's chunk `j` is the
+    /// space's chunk `first_chunk() + j`.
     pub fn chunks(&self) -> u64 {
-        self.count.div_ceil(CHUNK)
+        if self.count == 0 {
+            return 0;
+        }
+        ((self.end() - 1) / u128::from(CHUNK)) as u64 - self.first_chunk() + 1
     }
 
-    /// The cases of chunk `c`: `[c * CHUNK, (c + 1) * CHUNK)`, the last chunk cut at the count.
-    pub fn chunk_cases(&self, c: u64) -> core::ops::Range<u64> {
-        c * CHUNK..self.count.min((c + 1).saturating_mul(CHUNK))
+    /// The cases the plan runs of its chunk `j`: the first and how many (a chunk is cut where
+    /// the plan starts or ends inside it).
+    pub fn chunk_cases(&self, j: u64) -> (u64, u64) {
+        let g = u128::from(self.first_chunk() + j);
+        let lo = (g * u128::from(CHUNK)).max(u128::from(self.start));
+        let hi = ((g + 1) * u128::from(CHUNK)).min(self.end());
+        (lo as u64, hi.saturating_sub(lo) as u64)
     }
 
-    /// The digest sum of chunk `c`, evaluating the cases in blocks with [`eval_slice`] (the same
-    /// results as [`eval()`], faster where the instruction has a kernel). Operands and digest terms
-    /// are computed by code compiled for the CPU's SIMD level ([`gpufp_dispatch`]).
-    pub fn chunk(&self, c: u64, ctx: &Context) -> Result<u64, SweepError> {
-        gpufp_dispatch::run(Chunk { plan: self, c, ctx })
+    /// The digest sum of the plan's chunk `j`, evaluating the cases in blocks with
+    /// [`eval_slice`] (the same results as [`eval()`], faster where the instruction has a
+    /// kernel). Operands and digest terms are computed by code compiled for the CPU's SIMD level
+    /// ([`gpufp_dispatch`]).
+    pub fn chunk(&self, j: u64, ctx: &Context) -> Result<u64, SweepError> {
+        gpufp_dispatch::run(Chunk { plan: self, j, ctx })
     }
 }
 
 /// One chunk of a sweep, compiled per SIMD level.
 struct Chunk<'a> {
     plan: &'a Plan,
-    c: u64,
+    j: u64,
     ctx: &'a Context,
 }
 
@@ -193,15 +266,14 @@ impl gpufp_dispatch::Job for Chunk<'_> {
     #[inline(always)]
     fn run<const HW_FMA: bool>(self) -> Self::Output {
         const BLOCK: u64 = 4096;
-        let Chunk { plan, c, ctx } = self;
+        let Chunk { plan, j, ctx } = self;
         let n = usize::from(plan.instr.inputs).min(3);
-        let cases = plan.chunk_cases(c);
-        let (mut base, end) = (cases.start, cases.end);
+        let (mut base, mut left) = plan.chunk_cases(j);
         let mut cols = vec![vec![0u64; BLOCK as usize]; n];
         let mut out = vec![0u64; BLOCK as usize];
         let mut sum = 0u64;
-        while base < end {
-            let len = (end - base).min(BLOCK) as usize;
+        while left > 0 {
+            let len = left.min(BLOCK) as usize;
             let (width, l) = (plan.instr.ty.bits(), lane_bits(&plan.instr));
             let packed = plan.instr.ty.lanes() == 2;
             for (k, col) in cols.iter_mut().enumerate() {
@@ -216,7 +288,8 @@ impl gpufp_dispatch::Job for Chunk<'_> {
                     }
                     Space::Exhaustive => {
                         for (j, x) in col.iter_mut().enumerate() {
-                            let p = mask((base + j as u64) >> (k as u32 * l), l);
+                            let i = base + j as u64;
+                            let p = mask(i.checked_shr(k as u32 * l).unwrap_or(0), l);
                             *x = if packed { p | p << l } else { p };
                         }
                     }
@@ -237,7 +310,9 @@ impl gpufp_dispatch::Job for Chunk<'_> {
             for (j, r) in out[..len].iter().enumerate() {
                 sum = sum.wrapping_add(digest_term(base + j as u64, *r));
             }
-            base += len as u64;
+            // `base` stays below 2^64: the last block of a 2^64 space ends the loop first.
+            left -= len as u64;
+            base = base.wrapping_add(len as u64);
         }
         Ok(sum)
     }
@@ -254,57 +329,129 @@ pub struct Outcome {
     pub count: u64,
     /// The wrapping sum of every case's [`digest_term`].
     pub digest: u64,
-    /// The sum of each chunk's terms, chunk 0 first.
+    /// The sum of each chunk's terms, the plan's chunk 0 first.
     pub chunks: Vec<u64>,
 }
 
-/// Runs `plan` on `threads` threads, which take chunks in turn. Case 0 is evaluated first, so an
-/// instruction that does not evaluate fails at once.
-pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, SweepError> {
-    sweep_with(plan, ctx, threads, &|_| {})
+/// How far a sweep has come: its first `chunks` chunks are done, and `digest` is the sum of
+/// their terms. A sweep resumes from it ([`sweep_from`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub chunks: u64,
+    pub digest: u64,
 }
 
-/// [`sweep`], calling `done` with the number of cases of each chunk as it finishes (from the
-/// worker threads): for a progress display.
-pub fn sweep_with(
-    plan: &Plan,
-    ctx: &Context,
-    threads: usize,
-    done: &(dyn Fn(u64) + Sync),
-) -> Result<Outcome, SweepError> {
-    // Each chunk's sum is kept (for --chunk-digests): memory grows with the count.
-    if plan.count > MAX_RANDOM {
+/// What [`sweep_from`] tells its caller as it goes; both are called from the worker threads.
+pub trait Observer: Sync {
+    /// A chunk of `cases` cases finished (chunks finish in any order): for a progress display.
+    fn finished(&self, cases: u64) {
+        let _ = cases;
+    }
+    /// The plan's chunk `j`, whose sum is `sum`, is done and so is every chunk before it;
+    /// `progress` includes it. Called once per chunk, in chunk order, one call at a time: for a
+    /// chunk digest file and for saving the progress to resume from.
+    fn done(&self, j: u64, sum: u64, progress: Progress) {
+        let _ = (j, sum, progress);
+    }
+}
+
+/// Keeps every chunk's sum, for [`sweep`].
+struct Keep {
+    sums: Mutex<Vec<u64>>,
+}
+
+impl Observer for Keep {
+    fn done(&self, _: u64, sum: u64, _: Progress) {
+        self.sums
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(sum);
+    }
+}
+
+/// Runs `plan` on `threads` threads, which take chunks in turn, and keeps each chunk's sum. Case
+/// 0 is evaluated first, so an instruction that does not evaluate fails at once. Plans of more
+/// than [`MAX_KEPT_CHUNKS`] chunks are refused: run them with [`sweep_from`].
+pub fn sweep(plan: &Plan, ctx: &Context, threads: usize) -> Result<Outcome, SweepError> {
+    if plan.chunks() > MAX_KEPT_CHUNKS {
         return Err(SweepError::TooLarge(format!(
-            "{} cases: a sweep takes at most 2^40 ({MAX_RANDOM}); split larger ones by seed",
+            "{} cases: `sweep` keeps at most 2^25 chunk sums (2^41 cases); run larger ones \
+             with `sweep_from`",
             plan.count
         )));
     }
+    let keep = Keep {
+        sums: Mutex::new(Vec::with_capacity(plan.chunks() as usize)),
+    };
+    let p = sweep_from(plan, ctx, threads, Progress::default(), &keep)?;
+    Ok(Outcome {
+        count: plan.count,
+        digest: p.digest,
+        chunks: keep.sums.into_inner().unwrap_or_else(|p| p.into_inner()),
+    })
+}
+
+/// The chunks done beyond the first not yet done, by index, until it is done.
+struct Order {
+    progress: Progress,
+    ahead: BTreeMap<u64, u64>,
+}
+
+/// Runs `plan` from `from` (its first `from.chunks` chunks already done, with digest sum
+/// `from.digest`) on `threads` threads, which take chunks in turn, telling `observer` as chunks
+/// finish; returns the whole plan's progress: every chunk, and the digest. The memory it takes
+/// does not grow with the plan. The plan's first case is evaluated first, so an instruction that
+/// does not evaluate fails at once.
+pub fn sweep_from(
+    plan: &Plan,
+    ctx: &Context,
+    threads: usize,
+    from: Progress,
+    observer: &dyn Observer,
+) -> Result<Progress, SweepError> {
+    let chunks = plan.chunks();
+    if from.chunks > chunks {
+        return Err(SweepError::Range(format!(
+            "resuming after chunk {} of a plan of {chunks} chunks",
+            from.chunks
+        )));
+    }
     if plan.count > 0 {
-        let ops = plan.operands(0);
+        let ops = plan.operands(plan.start);
         let n = usize::from(plan.instr.inputs).min(3);
         eval(&plan.instr, &ops[..n], ctx).map_err(|error| SweepError::Eval {
-            case: 0,
+            case: plan.start,
             operands: ops[..n].to_vec(),
             error,
         })?;
     }
-    let chunks = plan.chunks();
-    let next = AtomicU64::new(0);
+    let next = AtomicU64::new(from.chunks);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<SweepError>> = Mutex::new(None);
-    let mut sums = vec![0u64; chunks as usize];
+    let order = Mutex::new(Order {
+        progress: from,
+        ahead: BTreeMap::new(),
+    });
     let work = || {
-        let mut mine = Vec::new();
         while !stop.load(Ordering::Relaxed) {
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= chunks {
+            let j = next.fetch_add(1, Ordering::Relaxed);
+            if j >= chunks {
                 break;
             }
-            match plan.chunk(c, ctx) {
+            match plan.chunk(j, ctx) {
                 Ok(sum) => {
-                    mine.push((c, sum));
-                    let cases = plan.chunk_cases(c);
-                    done(cases.end - cases.start);
+                    observer.finished(plan.chunk_cases(j).1);
+                    let mut guard = order.lock().unwrap_or_else(|p| p.into_inner());
+                    let o = &mut *guard;
+                    o.ahead.insert(j, sum);
+                    while let Some(sum) = o.ahead.remove(&o.progress.chunks) {
+                        let j = o.progress.chunks;
+                        o.progress = Progress {
+                            chunks: j + 1,
+                            digest: o.progress.digest.wrapping_add(sum),
+                        };
+                        observer.done(j, sum, o.progress);
+                    }
                 }
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);
@@ -313,30 +460,22 @@ pub fn sweep_with(
                 }
             }
         }
-        mine
     };
-    let finished: Vec<Vec<(u64, u64)>> = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         // As many workers as the system gives, up to `threads`; the calling thread works too.
         let workers: Vec<_> = (1..threads.max(1))
             .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
-        let mut done = vec![work()];
-        done.extend(
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-        );
-        done
+        work();
+        for w in workers {
+            w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
     });
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    for (c, sum) in finished.into_iter().flatten() {
-        sums[c as usize] = sum;
-    }
-    Ok(Outcome {
-        count: plan.count,
-        digest: sums.iter().fold(0, |a, s| a.wrapping_add(*s)),
-        chunks: sums,
-    })
+    Ok(order
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .progress)
 }
