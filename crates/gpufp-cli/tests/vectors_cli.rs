@@ -97,9 +97,13 @@ fn gen_and_sweep_refuse_what_they_cannot_sweep() {
     let g = stdout(&gpufp(&["gen", "ex2.approx.f32", "--count", "300"], ""));
     assert_eq!(g.lines().count(), 300);
     assert!(gpufp(&["check", "ex2.approx.f32"], &g).status.success());
-    let o = gpufp(&["sweep", "fma.rn.f16", "--exhaustive"], "");
+    // Over 2^64 cases: refused with the size; 2^64: only in parts.
+    let o = gpufp(&["sweep", "fma.rn.f32", "--exhaustive"], "");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("2^48 cases"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2^96 cases"), "{}", stderr(&o));
+    let o = gpufp(&["sweep", "add.rn.f32", "--exhaustive"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("run it in parts"), "{}", stderr(&o));
     let o = gpufp(&["gen", "add.rn.f16", "--level", "3"], "");
     assert_eq!(o.status.code(), Some(2));
     let o = gpufp(&["gen", "bogus.f32"], "");

@@ -482,7 +482,10 @@ fn one(backend: &mut dyn Backend, job: &Job, run: &Run) -> Result<String, HwErro
     }
     let compared = o.model == Model::Compared;
     if o.count > CHUNK && (!compared || !o.bad_chunks.is_empty()) {
-        write("chunks", chunk_digests_text(&o.device_chunks))?;
+        write(
+            "chunks",
+            chunk_digests_text(o.first_chunk, &o.device_chunks),
+        )?;
     }
     if let JobSpace::Probe(question, c) = &job.space {
         let (text, verdict) = probe_text(backend, job, question, c, &run.ctx)?;

@@ -77,11 +77,14 @@ pub struct Outcome {
     pub space: String,
     pub count: u64,
     pub device_digest: u64,
-    /// The device's digest of each chunk, chunk 0 first.
+    /// The space's chunk that holds the first case (a sweep of a range of its space starts
+    /// inside it); `device_chunks[j]` and `bad_chunks` are numbered from it.
+    pub first_chunk: u64,
+    /// The device's digest of each chunk, the first one first.
     pub device_chunks: Vec<u64>,
     pub model: Model,
     pub model_digest: Option<u64>,
-    /// Chunks whose digests differ.
+    /// Chunks whose digests differ, numbered in the space.
     pub bad_chunks: Vec<u64>,
     /// Cases whose bits differ.
     pub mismatches: u64,
@@ -113,16 +116,52 @@ impl Cases<'_> {
             Cases::List(_, l) => l.len() as u64,
         }
     }
-    fn operands(&self, i: u64) -> [u64; 3] {
+    /// The case number of position `k`: a sweep's cases are numbered in its whole space.
+    fn number(&self, k: u64) -> u64 {
         match self {
-            Cases::Sweep(p) => p.operands(i),
-            Cases::List(_, l) => l[i as usize],
+            Cases::Sweep(p) => p.start + k,
+            Cases::List(..) => k,
         }
     }
-    fn batch(&self, base: u64, n: u64) -> Batch<'_> {
+    /// The operands of position `k`.
+    fn operands(&self, k: u64) -> [u64; 3] {
         match self {
-            Cases::Sweep(plan) => Batch::Sweep { plan, base, n },
-            Cases::List(_, l) => Batch::Cases(&l[base as usize..(base + n) as usize]),
+            Cases::Sweep(p) => p.operands(p.start + k),
+            Cases::List(_, l) => l[k as usize],
+        }
+    }
+    /// Positions `k..k + n`.
+    fn batch(&self, k: u64, n: u64) -> Batch<'_> {
+        match self {
+            Cases::Sweep(plan) => Batch::Sweep {
+                plan,
+                base: plan.start + k,
+                n,
+            },
+            Cases::List(_, l) => Batch::Cases(&l[k as usize..(k + n) as usize]),
+        }
+    }
+    fn first_chunk(&self) -> u64 {
+        match self {
+            Cases::Sweep(p) => p.first_chunk(),
+            Cases::List(..) => 0,
+        }
+    }
+    fn chunks(&self) -> u64 {
+        match self {
+            Cases::Sweep(p) => p.chunks(),
+            Cases::List(_, l) => (l.len() as u64).div_ceil(CHUNK),
+        }
+    }
+    /// The positions of chunk `j`: the first and one past the last. A sweep's chunks are those
+    /// of its whole space, cut where the plan starts or ends.
+    fn chunk(&self, j: u64) -> (u64, u64) {
+        match self {
+            Cases::Sweep(p) => {
+                let (first, n) = p.chunk_cases(j);
+                (first - p.start, first - p.start + n)
+            }
+            Cases::List(_, l) => (j * CHUNK, ((j + 1) * CHUNK).min(l.len() as u64)),
         }
     }
     fn space(&self) -> String {
@@ -265,7 +304,7 @@ pub fn compare(
             Err(e) => Model::Unavailable(e),
         }
     };
-    let chunks = count.div_ceil(CHUNK);
+    let chunks = cases.chunks();
     let per_batch = opts.batch.div_ceil(CHUNK).max(1);
     let mut device_chunks = vec![0u64; chunks as usize];
     let mut model_chunks = vec![0u64; chunks as usize];
@@ -275,8 +314,8 @@ pub fn compare(
     let mut c0 = 0;
     while c0 < chunks {
         let c1 = (c0 + per_batch).min(chunks);
-        let base = c0 * CHUNK;
-        let end = (c1 * CHUNK).min(count);
+        let base = cases.chunk(c0).0;
+        let end = cases.chunk(c1 - 1).1;
         let t = Instant::now();
         let results = backend.run(instr, &cases.batch(base, end - base))?;
         backend_s += t.elapsed().as_secs_f64();
@@ -301,28 +340,28 @@ pub fn compare(
                             if c >= c1 {
                                 break;
                             }
-                            let lo = c * CHUNK;
-                            let hi = ((c + 1) * CHUNK).min(count);
+                            let (lo, hi) = cases.chunk(c);
                             let mut ch = Chunk {
                                 device: 0,
                                 model: None,
                                 mismatches: 0,
                                 first: Vec::new(),
                             };
-                            for i in lo..hi {
-                                let d = results[(i - base) as usize];
+                            for k in lo..hi {
+                                let d = results[(k - base) as usize];
+                                let i = cases.number(k);
                                 ch.device = ch.device.wrapping_add(digest_term(i, d));
                             }
                             if with_model && !failed.load(Ordering::Relaxed) {
                                 let r = guarded(|| {
                                     let mut sum = 0u64;
                                     let mut bad = Vec::new();
-                                    for i in lo..hi {
-                                        let ops = cases.operands(i);
+                                    for k in lo..hi {
+                                        let (i, ops) = (cases.number(k), cases.operands(k));
                                         let m = ptx::eval(instr, &ops[..n_in], ctx)
                                             .map_err(|e| e.to_string())?;
                                         sum = sum.wrapping_add(digest_term(i, m));
-                                        let d = results[(i - base) as usize];
+                                        let d = results[(k - base) as usize];
                                         if d != m {
                                             bad.push((i, ops, d, m));
                                         }
@@ -383,6 +422,7 @@ pub fn compare(
     let bad_chunks = if compared {
         (0..chunks)
             .filter(|&c| device_chunks[c as usize] != model_chunks[c as usize])
+            .map(|c| cases.first_chunk() + c)
             .collect()
     } else {
         Vec::new()
@@ -393,6 +433,7 @@ pub fn compare(
         space: cases.space(),
         count,
         device_digest: sum(&device_chunks),
+        first_chunk: cases.first_chunk(),
         model_digest: compared.then(|| sum(&model_chunks)),
         device_chunks,
         model,
@@ -404,11 +445,12 @@ pub fn compare(
     })
 }
 
-/// The chunk digests in `gpufp sweep --chunk-digests` form: `CHUNK 0xDIGEST` per line.
-pub fn chunk_digests_text(chunks: &[u64]) -> String {
+/// The chunk digests in `gpufp sweep --chunk-digests` form: `CHUNK 0xDIGEST` per line, the
+/// first numbered `first`.
+pub fn chunk_digests_text(first: u64, chunks: &[u64]) -> String {
     chunks
         .iter()
         .enumerate()
-        .map(|(c, d)| format!("{c} 0x{d:016x}\n"))
+        .map(|(c, d)| format!("{} 0x{d:016x}\n", first + c as u64))
         .collect()
 }

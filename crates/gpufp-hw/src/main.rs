@@ -103,6 +103,14 @@ enum Command {
         random: Option<u64>,
         #[arg(long, default_value = "0", value_parser = parse_u64)]
         seed: u64,
+        /// Only cases START..END of the space (half-open; either end may be left out), numbered
+        /// as `gpufp sweep --range` numbers them.
+        #[arg(long, value_name = "START..END", conflicts_with = "shard")]
+        range: Option<String>,
+        /// Only shard K of N, as `gpufp sweep --shard` (default: from a Slurm array's or
+        /// Kubernetes Indexed Job's environment, when present).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
         /// Write the device's `CHUNK 0xDIGEST` lines to FILE.
         #[arg(long, value_name = "FILE")]
         chunk_digests: Option<PathBuf>,
@@ -289,15 +297,32 @@ fn run(command: Command) -> Result<ExitCode, String> {
             exhaustive,
             random,
             seed,
+            range,
+            shard,
             chunk_digests,
             instr: text,
         } => {
+            use gpufp::vectors::shard::{parse_range, Shard};
             let i = instr(&text, operands)?;
             let space = match (exhaustive, random) {
                 (_, Some(count)) => Space::Random { count, seed },
                 _ => Space::Exhaustive,
             };
-            let plan = Plan::new(&i, space).map_err(|e| e.to_string())?;
+            let shard = match (&range, shard) {
+                (Some(_), _) => None,
+                (None, Some(s)) => Some((Shard::parse(&s)?, "--shard".to_string())),
+                (None, None) => Shard::from_env(|v| std::env::var(v).ok())?,
+            };
+            let plan = match (&range, &shard) {
+                (Some(r), _) => {
+                    let size = Plan::size(&i, space).map_err(|e| e.to_string())?;
+                    let (start, end) = parse_range(r, size).map_err(|e| format!("--range {e}"))?;
+                    Plan::range(&i, space, start, end)
+                }
+                (None, Some((s, _))) => Plan::shard(&i, space, s.k, s.n),
+                (None, None) => Plan::new(&i, space),
+            }
+            .map_err(|e| e.to_string())?;
             let (mut backend, ctx) = on.open()?;
             let o = compare(
                 backend.as_mut(),
@@ -308,11 +333,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
             )
             .map_err(|e| e.0)?;
             if let Some(p) = chunk_digests {
-                std::fs::write(&p, chunk_digests_text(&o.device_chunks))
+                std::fs::write(&p, chunk_digests_text(o.first_chunk, &o.device_chunks))
                     .map_err(|e| format!("writing {}: {e}", p.display()))?;
             }
             println!("instr: {i}");
             println!("space: {}", o.space);
+            if let Some((s, from)) = &shard {
+                println!("shard: {s} (from {from})");
+            }
+            if plan.start != 0 || plan.end() != plan.size {
+                println!("range: {}..{} of {}", plan.start, plan.end(), plan.size);
+            }
             println!("device: {}", backend.describe());
             println!("count: {}", o.count);
             println!("device time: {:.3} s", o.backend_s);

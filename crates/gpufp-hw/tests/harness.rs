@@ -189,7 +189,7 @@ fn cli_sweep_matches_the_documented_check_value_and_chunk_format() {
         .map(|(c, d)| format!("{c} 0x{d:016x}\n"))
         .collect();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
-    assert_eq!(chunk_digests_text(&lib.chunks), want);
+    assert_eq!(chunk_digests_text(0, &lib.chunks), want);
     std::fs::remove_file(&file).ok();
 }
 
@@ -432,4 +432,78 @@ fn probes_name_the_reading_the_device_follows() {
         "probes: all 4 as the model's defaults"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A range of a space too large for one run (`fma.rn.f16`'s 2^48), starting and ending inside
+/// chunks: the device's digest and chunk digests are the library's for the same range, chunks
+/// and cases numbered in the whole space; a wrong result is reported at its case and chunk.
+#[test]
+fn a_range_of_a_large_space_is_numbered_in_the_space() {
+    let i = instr("fma.rn.f16", 3);
+    let start = (0x3C00_3C00u128 << 16) + 1000;
+    let plan = Plan::range(&i, Space::Exhaustive, start, start + 3 * 65_536).unwrap();
+    let lib = sweep(&plan, &ctx(), 2).unwrap();
+    let o = compare(
+        &mut emulator(None),
+        &i,
+        Cases::Sweep(&plan),
+        &ctx(),
+        &opts(),
+    )
+    .unwrap();
+    assert_eq!(o.device_digest, lib.digest);
+    assert_eq!(o.device_chunks, lib.chunks);
+    assert_eq!((o.first_chunk, o.device_chunks.len()), (0x3C00_3C00, 4));
+    assert!(chunk_digests_text(o.first_chunk, &o.device_chunks).starts_with("1006648320 0x"));
+    let case = plan.start + 2 * 65_536 + 5;
+    let o = compare(
+        &mut emulator(Some((case, 1))),
+        &i,
+        Cases::Sweep(&plan),
+        &ctx(),
+        &opts(),
+    )
+    .unwrap();
+    assert_eq!(o.bad_chunks, vec![case >> 16]);
+    assert_eq!(o.mismatches, 1);
+    assert_eq!(o.kept[0].case, case);
+    // The command line takes the same range, and a shard.
+    let exe = env!("CARGO_BIN_EXE_gpufp-hw");
+    let range = format!("{start}..{}", start + 3 * 65_536);
+    let out = Command::new(exe)
+        .args([
+            "sweep",
+            "--emulate",
+            "fma.rn.f16",
+            "--exhaustive",
+            "--range",
+            &range,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("digest: 0x{:016x}\n", lib.digest)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("range: {range} of 281474976710656\n")),
+        "{text}"
+    );
+    let out = Command::new(exe)
+        .args([
+            "sweep",
+            "--emulate",
+            "neg.bf16",
+            "--exhaustive",
+            "--shard",
+            "1/3",
+        ])
+        .output()
+        .unwrap();
+    let shard = Plan::shard(&instr("neg.bf16", 1), Space::Exhaustive, 1, 3).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let want = sweep(&shard, &ctx(), 1).unwrap().digest;
+    assert!(text.contains(&format!("digest: 0x{want:016x}\n")), "{text}");
+    assert!(text.contains("shard: 1/3 (from --shard)\n"), "{text}");
 }
