@@ -4,8 +4,8 @@
 
 use super::vectors::{fail, parse_u64, progress, ready};
 use super::{Model, Where};
-use gpufp::vectors::shard::{self, Identity, Record, RunInfo, Shard};
-use gpufp::vectors::{sweep_from, Observer, Plan, Progress, Space};
+use gpufp::vectors::shard::{self, Identity, Record, RunInfo};
+use gpufp::vectors::{sweep_from, Observer, Progress, Space};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -69,17 +69,6 @@ pub struct MergeArgs {
     /// The shards' result files.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-}
-
-/// The shard to run, and where that came from.
-fn which_shard(a: &SweepArgs) -> Result<Option<(Shard, String)>, String> {
-    if a.range.is_some() {
-        return Ok(None);
-    }
-    match &a.shard {
-        Some(s) => Ok(Some((Shard::parse(s)?, "--shard".into()))),
-        None => Shard::from_env(|v| std::env::var(v).ok()),
-    }
 }
 
 /// This machine's name, for the record.
@@ -265,17 +254,9 @@ fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         (None, None) => Space::Exhaustive,
     };
     let instr = ready.effective();
-    let shard = which_shard(a)?;
-    let plan = match (&a.range, &shard) {
-        (Some(r), _) => {
-            let size = Plan::size(instr, space).map_err(|e| e.to_string())?;
-            let (start, end) = shard::parse_range(r, size).map_err(|e| format!("--range {e}"))?;
-            Plan::range(instr, space, start, end)
-        }
-        (None, Some((s, _))) => Plan::shard(instr, space, s.k, s.n),
-        (None, None) => Plan::new(instr, space),
-    }
-    .map_err(|e| e.to_string())?;
+    let (plan, shard) = shard::select(instr, space, a.range.as_deref(), a.shard.as_deref(), |v| {
+        std::env::var(v).ok()
+    })?;
     let out = a.out.clone().or_else(|| {
         shard.as_ref().map(|(s, _)| {
             PathBuf::from(format!(

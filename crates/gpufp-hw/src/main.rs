@@ -5,7 +5,7 @@ use gpufp::mufu::interp::Interpolator;
 use gpufp::mufu::table::Tables;
 use gpufp::mufu::CoreRef;
 use gpufp::ptx::{self, Context, Instr, Target};
-use gpufp::vectors::{Plan, Space};
+use gpufp::vectors::Space;
 use gpufp::Policies;
 use gpufp_hw::backend::{ptx_version, Backend, Emulator};
 use gpufp_hw::campaign::{self, Group, Settings};
@@ -302,27 +302,18 @@ fn run(command: Command) -> Result<ExitCode, String> {
             chunk_digests,
             instr: text,
         } => {
-            use gpufp::vectors::shard::{parse_range, Shard};
             let i = instr(&text, operands)?;
             let space = match (exhaustive, random) {
                 (_, Some(count)) => Space::Random { count, seed },
                 _ => Space::Exhaustive,
             };
-            let shard = match (&range, shard) {
-                (Some(_), _) => None,
-                (None, Some(s)) => Some((Shard::parse(&s)?, "--shard".to_string())),
-                (None, None) => Shard::from_env(|v| std::env::var(v).ok())?,
-            };
-            let plan = match (&range, &shard) {
-                (Some(r), _) => {
-                    let size = Plan::size(&i, space).map_err(|e| e.to_string())?;
-                    let (start, end) = parse_range(r, size).map_err(|e| format!("--range {e}"))?;
-                    Plan::range(&i, space, start, end)
-                }
-                (None, Some((s, _))) => Plan::shard(&i, space, s.k, s.n),
-                (None, None) => Plan::new(&i, space),
-            }
-            .map_err(|e| e.to_string())?;
+            let (plan, shard) = gpufp::vectors::shard::select(
+                &i,
+                space,
+                range.as_deref(),
+                shard.as_deref(),
+                |v| std::env::var(v).ok(),
+            )?;
             let (mut backend, ctx) = on.open()?;
             let o = compare(
                 backend.as_mut(),

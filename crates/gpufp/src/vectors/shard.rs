@@ -117,6 +117,33 @@ pub fn parse_range(text: &str, size: u128) -> Result<(u128, u128), String> {
     Ok((start, end))
 }
 
+/// The part of `instr`'s `space` a command runs: `--range START..END`, else `--shard K/N`, else
+/// the shard of the job array it runs in (`var` reads the environment, [`Shard::from_env`]),
+/// else the whole space; with the shard and where it came from.
+pub fn select(
+    instr: &crate::ptx::Instr,
+    space: super::Space,
+    range: Option<&str>,
+    shard: Option<&str>,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<(Plan, Option<(Shard, String)>), String> {
+    let text = |e: super::SweepError| e.to_string();
+    if let Some(r) = range {
+        let size = Plan::size(instr, space).map_err(text)?;
+        let (start, end) = parse_range(r, size).map_err(|e| format!("--range {e}"))?;
+        return Ok((Plan::range(instr, space, start, end).map_err(text)?, None));
+    }
+    let shard = match shard {
+        Some(s) => Some((Shard::parse(s)?, "--shard".to_string())),
+        None => Shard::from_env(var)?,
+    };
+    let plan = match &shard {
+        Some((s, _)) => Plan::shard(instr, space, s.k, s.n),
+        None => Plan::new(instr, space),
+    };
+    Ok((plan.map_err(text)?, shard))
+}
+
 /// What a shard (or any sweep) leaves in its result file: what was swept, under which model,
 /// which cases, and how far it came. The first fields say which sweep this is, and a shard
 /// resumes, or records merge, only where they agree.
@@ -428,6 +455,32 @@ mod tests {
         );
         assert!(parse_range("5", 100).is_err());
         assert!(parse_range("a..b", 100).is_err());
+    }
+
+    #[test]
+    fn a_range_then_a_shard_then_the_job_array_then_everything() {
+        let i = crate::ptx::parse_instr("add.rn.f16").unwrap();
+        let space = crate::vectors::Space::Exhaustive;
+        let slurm = [
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        let pick = |range, shard, vars: &[(&str, &str)]| {
+            select(&i, space, range, shard, env(vars)).map(|(p, s)| (p.start, p.count, s))
+        };
+        let (start, count, s) = pick(Some("10..20"), Some("0/2"), &slurm).unwrap();
+        assert_eq!((start, count, s), (10, 10, None));
+        let (start, count, s) = pick(None, Some("1/2"), &slurm).unwrap();
+        assert_eq!((start, count), (1 << 31, 1 << 31));
+        assert_eq!(s.unwrap(), (Shard { k: 1, n: 2 }, "--shard".to_string()));
+        let (start, count, s) = pick(None, None, &slurm).unwrap();
+        assert_eq!(
+            (start, count, s.unwrap().0),
+            (1 << 30, 1 << 30, Shard { k: 1, n: 4 })
+        );
+        assert_eq!(pick(None, None, &[]).unwrap(), (0, 1 << 32, None));
+        assert!(pick(Some("5..1"), None, &[]).is_err());
+        assert!(pick(None, Some("2/2"), &[]).is_err());
     }
 
     fn record(start: u128, end: u128, digest: u64) -> (String, Record) {
