@@ -757,3 +757,21 @@ mod indirect {
         }
     }
 }
+
+/// `nan` and `inf` by name: the default quiet NaN (sign clear, only the quiet bit of the fraction
+/// set) and the infinities, of each float type. `nan` used to come out as `+inf`.
+#[test]
+fn named_float_immediates() {
+    use gpufp::visa::asm::immediate;
+    for (ty, nan, inf) in [
+        (VType::HF, 0x7E00u64, 0x7C00u64),
+        (VType::F, 0x7FC0_0000, 0x7F80_0000),
+        (VType::DF, 0x7FF8_0000_0000_0000, 0x7FF0_0000_0000_0000),
+    ] {
+        let sign = 1u64 << (8 * ty.size() - 1);
+        assert_eq!(immediate("nan", ty), Ok(nan), "{ty:?}");
+        assert_eq!(immediate("NaN", ty), Ok(nan), "{ty:?}");
+        assert_eq!(immediate("inf", ty), Ok(inf), "{ty:?}");
+        assert_eq!(immediate("-inf", ty), Ok(inf | sign), "{ty:?}");
+    }
+}

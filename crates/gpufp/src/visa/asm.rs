@@ -16,7 +16,7 @@ use super::encode::REGION_VALUES;
 use super::state::{AddrDecl, Decl};
 use super::{exec_size_code, MaskCtrl, MinMax, Op, Operand, Region, SrcMod, VType};
 use crate::decimal;
-use crate::format::{F16, F32, F64};
+use crate::format::{Format, F16, F32, F64};
 use crate::round::Round;
 use core::fmt;
 
@@ -351,15 +351,14 @@ pub fn immediate(value: &str, ty: VType) -> Result<u64, String> {
             Some(v) => (true, v),
             None => (false, value),
         };
-        let width_sign = 1u64 << (width - 1);
-        let exp_all = match ty {
-            VType::HF => 0x7C00,
-            VType::F => 0x7F80_0000,
-            _ => 0x7FF0_0000_0000_0000,
+        let (inf, quiet, sign) = match ty {
+            VType::HF => (F16::INF, F16::QUIET_BIT, F16::SIGN_MASK),
+            VType::F => (F32::INF, F32::QUIET_BIT, F32::SIGN_MASK),
+            _ => (F64::INF, F64::QUIET_BIT, F64::SIGN_MASK),
         };
         match name.to_ascii_lowercase().as_str() {
-            "inf" => return Ok(exp_all | if neg { width_sign } else { 0 }),
-            "nan" if !neg => return Ok(exp_all | width_sign >> 2),
+            "inf" => return Ok(inf | if neg { sign } else { 0 }),
+            "nan" if !neg => return Ok(inf | quiet),
             _ => {}
         }
         let bits = match ty {
