@@ -193,7 +193,7 @@ fn print_record(r: &Record, out: Option<&Path>, json: bool, note: Option<&str>) 
     let partial = r.start != 0 || r.end != r.size;
     if json {
         let mut v = serde_json::json!({
-            "instr": r.instr, "space": space, "threads": r.run.threads,
+            "instr": r.instr, "space": space, "threads": r.run.threads, "simd": r.run.simd,
             "count": r.end - r.start, "elapsed_s": r.run.elapsed_s,
             "throughput": r.run.throughput, "digest": r.digest,
         });
@@ -230,6 +230,7 @@ fn print_record(r: &Record, out: Option<&Path>, json: bool, note: Option<&str>) 
         println!("result file: {}", o.display());
     }
     println!("threads: {}", r.run.threads);
+    println!("simd: {}", r.run.simd);
     println!("count: {}", r.end - r.start);
     println!("elapsed: {:.3} s", r.run.elapsed_s);
     println!("throughput: {:.0} cases/s", r.run.throughput);
