@@ -79,6 +79,22 @@ fn host() -> String {
         .map_or_else(|| "unknown".into(), |h| h.trim().to_string())
 }
 
+/// This machine's processor, for the record: its model name (where /proc/cpuinfo gives one)
+/// and architecture.
+fn cpu() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        });
+    match model {
+        Some(m) => format!("{m} ({})", std::env::consts::ARCH),
+        None => std::env::consts::ARCH.to_string(),
+    }
+}
+
 fn read_record(path: &Path) -> Result<Record, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
@@ -276,6 +292,7 @@ fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         shard: shard.as_ref().map(|(s, _)| s.to_string()),
         shard_from: shard.as_ref().map(|(_, from)| from.clone()),
         host: host(),
+        cpu: cpu(),
         threads: threads as u64,
         simd: gpufp_dispatch::detected().name().into(),
         chunk_digests: (a.chunk_digests.as_ref()).map(|p| p.display().to_string()),

@@ -188,6 +188,8 @@ pub struct RunInfo {
     pub shard: Option<String>,
     pub shard_from: Option<String>,
     pub host: String,
+    /// The processor's model name and architecture.
+    pub cpu: String,
     pub threads: u64,
     pub simd: String,
     /// Seconds spent on the range so far, over every run that resumed it.
