@@ -338,7 +338,14 @@ fn run_sweep(a: &SweepArgs) -> Result<(), String> {
     if let Some(path) = &out {
         save(path, &record)?;
     }
-    let done_cases = (0..from.chunks).fold(0u64, |n, j| n + plan.chunk_cases(j).1);
+    // The cases of the chunks already done: up to the end of the last of them.
+    let done_cases = match from.chunks {
+        0 => 0,
+        j => {
+            let (first, n) = plan.chunk_cases(j - 1);
+            first - plan.start + n
+        }
+    };
     let bar = progress(Some(plan.count), "cases");
     bar.inc(done_cases);
     let saver = Saver {
