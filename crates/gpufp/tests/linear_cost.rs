@@ -1,13 +1,66 @@
-//! Readers cost time in proportion to their input: each is timed on an input and on one four
-//! times as large, which may take at most eight times as long (linear growth takes four times
-//! as long, a little more once the input outgrows the caches; the quadratic costs these tests
-//! were written against took sixteen times).
+//! Readers cost time and memory in proportion to their input: each is timed on an input and on
+//! one four times as large, which may take at most eight times as long (linear growth takes four
+//! times as long, a little more once the input outgrows the caches; the quadratic costs these
+//! tests were written against took sixteen times), and its peak of allocated memory may grow at
+//! most twelve times (four for linear growth, up to eight where a vector's capacity doubles past
+//! the input, sixteen for quadratic memory).
 
 use gpufp::ptx::run::parse_program;
 use gpufp::ptx::value::parse_value;
 use gpufp::ptx::Type;
 use gpufp::visa::asm;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// The system allocator, counting the bytes allocated now and their peak. (The unsafe code of a
+/// global allocator lives here, in a test, not in the library.)
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = NOW.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed to `System` unchanged; the counters only observe sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, size) };
+        if !q.is_null() {
+            if size > layout.size() {
+                grew(size - layout.size());
+            } else {
+                NOW.fetch_sub(layout.size() - size, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// The most bytes `run` on `input` holds allocated at once, beyond what was allocated before.
+fn peak<T>(input: &T, run: &impl Fn(&T)) -> usize {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    run(input);
+    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+}
 
 /// The shortest of five timings of `run` on `input`, in seconds: the least disturbed by other
 /// work. Building the input is not timed.
@@ -25,7 +78,7 @@ fn time<T>(input: &T, run: &impl Fn(&T)) -> f64 {
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Times `run` on `make(n)` (`n` doubled until a run takes 10 ms, so that timer noise does not
-/// decide) and on `make(4n)`.
+/// decide) and on `make(4n)`, and takes the peak memory of each.
 fn linear<T>(what: &str, mut n: usize, make: impl Fn(usize) -> T, run: impl Fn(&T)) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let mut one = time(&make(n), &run);
@@ -34,11 +87,17 @@ fn linear<T>(what: &str, mut n: usize, make: impl Fn(usize) -> T, run: impl Fn(&
         one = time(&make(n), &run);
     }
     let four = time(&make(4 * n), &run);
-    println!("{what}: n = {n}: {one:.4} s, 4n: {four:.4} s");
+    let (mem_one, mem_four) = (peak(&make(n), &run), peak(&make(4 * n), &run));
+    println!("{what}: n = {n}: {one:.4} s, {mem_one} bytes; 4n: {four:.4} s, {mem_four} bytes");
     assert!(
         four < 8.0 * one,
         "{what}: four times the input took {:.1} times as long ({one:.4} s, then {four:.4} s)",
         four / one
+    );
+    // A reader that allocates next to nothing may double a small buffer: 64 KiB of slack.
+    assert!(
+        mem_four <= 12 * mem_one + (1 << 16),
+        "{what}: four times the input took {mem_four} bytes at its peak, after {mem_one}"
     );
 }
 
@@ -46,9 +105,10 @@ fn linear<T>(what: &str, mut n: usize, make: impl Fn(usize) -> T, run: impl Fn(&
 fn many_register_declarations() {
     linear(
         "`.reg` lines of 4096 registers",
-        // From a quarter of a million registers: past the caches, so the ratio measures the
-        // algorithm rather than the memory hierarchy.
-        64,
+        // From half a million registers: their index (tens of MB) is past the caches at both
+        // sizes, so the ratio measures the algorithm rather than the memory hierarchy (from a
+        // quarter of a million, a busy machine measured up to 11 times).
+        128,
         |n| -> String {
             (0..n)
                 .map(|k| format!(".reg .f32 %r{k}_<4096>;\n"))
