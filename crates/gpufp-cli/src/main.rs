@@ -322,7 +322,7 @@ fn visa(command: VisaCommand) -> Result<String, String> {
                     .map_err(|e| format!("{}: line {line}: {e}", file.display()))?;
             }
             if prints.is_empty() {
-                return Ok(assign::show_all(&state));
+                return assign::show_all(&state);
             }
             prints
                 .iter()

@@ -56,8 +56,21 @@ pub fn set(state: &mut State, assignment: &str) -> Result<(), String> {
 /// Every element of the variable `text` names, one line each: `V33[0] = 0x3f000000  0.5`,
 /// `A0[1] = 0x0060  96`.
 pub fn show(state: &State, text: &str) -> Result<String, String> {
+    show_name(state, name(text)?)
+}
+
+/// Every declared variable, general ones first, each as [`show`] gives it.
+pub fn show_all(state: &State) -> Result<String, String> {
+    let general = state.variables().map(Name::General);
+    general
+        .chain(state.address_variables().map(Name::Address))
+        .map(|n| show_name(state, n))
+        .collect()
+}
+
+fn show_name(state: &State, name: Name) -> Result<String, String> {
     let mut out = String::new();
-    match name(text)? {
+    match name {
         Name::Address(id) => {
             for k in 0..state.address_num_elts(id)? {
                 let a = state.address(id, k)?;
@@ -77,18 +90,6 @@ pub fn show(state: &State, text: &str) -> Result<String, String> {
         }
     }
     Ok(out)
-}
-
-/// Every declared variable, general ones first, each as [`show`] gives it.
-pub fn show_all(state: &State) -> String {
-    let general = state.variables().map(|id| format!("V{id}"));
-    let names: Vec<String> = general
-        .chain(state.address_variables().map(|id| format!("A{id}")))
-        .collect();
-    names
-        .iter()
-        .map(|n| show(state, n).unwrap_or_default())
-        .collect()
 }
 
 /// An element's value as a number of its type.
@@ -175,7 +176,7 @@ mod tests {
         // V33 fills the first 32-byte register, so V34 starts at byte 32.
         set(&mut s, "A0=&V34+2,0x10").unwrap();
         assert_eq!(
-            show_all(&s),
+            show_all(&s).unwrap(),
             "V33[0] = 0x3f000000  0.5\nV33[1] = 0xbf800000  -1\nV34[0] = 0xfffe  -2\n\
              A0[0] = 0x0022  34\nA0[1] = 0x0010  16\n"
         );
