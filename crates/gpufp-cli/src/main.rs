@@ -272,11 +272,9 @@ fn parse_grf(s: &str) -> Result<usize, String> {
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
-    let r = match s.strip_prefix("0x") {
-        Some(h) => u32::from_str_radix(h, 16),
-        None => s.parse(),
-    };
-    r.map_err(|_| format!("`{s}` is not a 32-bit number"))
+    gpufp::decimal::parse_unsigned(s)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a 32-bit number"))
 }
 
 /// A file's text, or standard input's for `-`.

@@ -54,11 +54,9 @@ pub struct CheckArgs {
 }
 
 pub(crate) fn parse_u64(s: &str) -> Result<u64, String> {
-    let r = match s.strip_prefix("0x") {
-        Some(h) => u64::from_str_radix(h, 16),
-        None => s.parse(),
-    };
-    r.map_err(|_| format!("`{s}` is not a 64-bit number"))
+    gpufp::decimal::parse_unsigned(s)
+        .and_then(|v| u64::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a 64-bit number"))
 }
 
 /// `text` validated with `operands` source operands (default: the opcode's usual number).

@@ -143,11 +143,9 @@ enum SourceArg {
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
-    match s.strip_prefix("0x") {
-        Some(h) => u64::from_str_radix(h, 16),
-        None => s.parse(),
-    }
-    .map_err(|_| format!("`{s}` is not a 64-bit number"))
+    gpufp::decimal::parse_unsigned(s)
+        .and_then(|v| u64::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a 64-bit number"))
 }
 
 fn parse_target(s: &str) -> Result<Target, String> {

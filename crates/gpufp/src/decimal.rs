@@ -6,6 +6,15 @@ use crate::round::{Round, Rounding, Unrounded};
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 
+/// An unsigned integer as the command line and files write counts, seeds and addresses:
+/// decimal or `0x` hexadecimal, up to 128 bits.
+pub fn parse_unsigned(text: &str) -> Option<u128> {
+    match text.strip_prefix("0x") {
+        Some(h) => u128::from_str_radix(h, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
 /// Significant digits kept from a literal: every f64 rounding boundary (a representable value or
 /// a midpoint) has at most 767, so digits past these can only tell that the value lies above
 /// the kept ones, which one more nonzero digit says as well.
@@ -222,6 +231,25 @@ pub fn round_trip_digits<F: Format>() -> u32 {
 mod tests {
     use super::*;
     use crate::format::{BF16, F16, F32, F64};
+
+    #[test]
+    fn unsigned_integers() {
+        assert_eq!(parse_unsigned("0"), Some(0));
+        assert_eq!(parse_unsigned("281474976710656"), Some(1 << 48));
+        assert_eq!(parse_unsigned("0x10000000000000000"), Some(1 << 64));
+        assert_eq!(parse_unsigned("0xffFF"), Some(0xFFFF));
+        for bad in [
+            "",
+            "0x",
+            "-1",
+            "1.5",
+            "0x1g",
+            "1e3",
+            "340282366920938463463374607431768211456",
+        ] {
+            assert_eq!(parse_unsigned(bad), None, "{bad}");
+        }
+    }
 
     /// Exponents at and past `i64`'s ends saturate instead of wrapping.
     #[test]

@@ -22,12 +22,8 @@ impl fmt::Display for Shard {
 }
 
 /// A decimal or `0x` hexadecimal number of up to 128 bits.
-pub fn parse_number(text: &str) -> Result<u128, String> {
-    let r = match text.strip_prefix("0x") {
-        Some(h) => u128::from_str_radix(h, 16),
-        None => text.parse(),
-    };
-    r.map_err(|_| format!("`{text}` is not a number"))
+fn parse_number(text: &str) -> Result<u128, String> {
+    crate::decimal::parse_unsigned(text).ok_or_else(|| format!("`{text}` is not a number"))
 }
 
 impl Shard {

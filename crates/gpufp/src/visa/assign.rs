@@ -142,10 +142,7 @@ fn address(state: &State, text: &str) -> Result<u16, String> {
 
 /// A decimal or `0x` hexadecimal number.
 fn number(text: &str) -> Option<u64> {
-    match text.strip_prefix("0x") {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => text.parse().ok(),
-    }
+    crate::decimal::parse_unsigned(text).and_then(|v| u64::try_from(v).ok())
 }
 
 #[cfg(test)]
