@@ -190,8 +190,7 @@ impl Observer for Saver<'_> {
                 return self.fail(format!("writing the chunk digests: {e}"));
             }
         }
-        record.chunks_done = progress.chunks;
-        record.digest = format!("0x{:016x}", progress.digest);
+        record.set_progress(progress);
         record.run.elapsed_s = self.elapsed_before + self.started.elapsed().as_secs_f64();
         if let Err(e) = save(out, record) {
             return self.fail(e);
@@ -202,10 +201,7 @@ impl Observer for Saver<'_> {
 
 /// The summary lines (or JSON) of a record.
 fn print_record(r: &Record, out: Option<&Path>, json: bool, note: Option<&str>) {
-    let space = match r.seed {
-        Some(seed) => format!("random, seed {seed}"),
-        None => r.space.clone(),
-    };
+    let space = r.space_text();
     let partial = r.start != 0 || r.end != r.size;
     if json {
         let mut v = serde_json::json!({
@@ -319,10 +315,7 @@ fn run_sweep(a: &SweepArgs) -> Result<(), String> {
             );
             return Ok(());
         }
-        from = Progress {
-            chunks: old.chunks_done,
-            digest: old.digest_value()?,
-        };
+        from = old.progress()?;
         elapsed_before = old.run.elapsed_s;
         note = Some(format!(
             "resumed after chunk {} of {} from {}",
@@ -375,9 +368,8 @@ fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         let flushed = w.into_inner().unwrap_or_else(|p| p.into_inner()).flush();
         flushed.map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
-    record.chunks_done = progress.chunks;
+    record.set_progress(progress);
     record.complete = true;
-    record.digest = format!("0x{:016x}", progress.digest);
     record.run.elapsed_s = elapsed_before + elapsed;
     record.run.throughput = (plan.count - done_cases) as f64 / elapsed.max(1e-9);
     if let Some(path) = &out {
@@ -403,10 +395,7 @@ pub fn merge(a: MergeArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let r = &m.first;
-    let space = match r.seed {
-        Some(seed) => format!("random, seed {seed}"),
-        None => r.space.clone(),
-    };
+    let space = r.space_text();
     if a.json {
         let v = serde_json::json!({
             "instr": r.instr, "space": space, "shards": m.shards, "count": m.count,

@@ -4,7 +4,7 @@
 //! also lets an interrupted shard resume, and [`merge`] checks that the records cover the space
 //! exactly once and adds their digests into the digest of the whole space.
 
-use super::sweep::Plan;
+use super::sweep::{Plan, Progress};
 use core::fmt;
 use std::collections::BTreeMap;
 
@@ -255,6 +255,28 @@ impl Record {
             .strip_prefix("0x")
             .and_then(|h| u64::from_str_radix(h, 16).ok())
             .ok_or_else(|| format!("digest `{}` is not 0x and 16 hex digits", self.digest))
+    }
+
+    /// How far the range has come: the progress a rerun resumes from.
+    pub fn progress(&self) -> Result<Progress, String> {
+        Ok(Progress {
+            chunks: self.chunks_done,
+            digest: self.digest_value()?,
+        })
+    }
+
+    /// Records `progress`: its chunks done and their digest.
+    pub fn set_progress(&mut self, progress: Progress) {
+        self.chunks_done = progress.chunks;
+        self.digest = format!("0x{:016x}", progress.digest);
+    }
+
+    /// The space as `sweep` prints it: `exhaustive`, or `random, seed S`.
+    pub fn space_text(&self) -> String {
+        match self.seed {
+            Some(seed) => format!("random, seed {seed}"),
+            None => self.space.clone(),
+        }
     }
 }
 
