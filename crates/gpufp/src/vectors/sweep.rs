@@ -142,14 +142,7 @@ impl Plan {
     /// The sweep of `instr` over all of `space`. A space of 2^64 cases is refused: run it in
     /// parts ([`Plan::range`], [`Plan::shard`]).
     pub fn new(instr: &Instr, space: Space) -> Result<Plan, SweepError> {
-        let size = Plan::size(instr, space)?;
-        if size > u128::from(u64::MAX) {
-            return Err(SweepError::TooLarge(format!(
-                "`{instr}`: 2^64 cases, more than one sweep runs; run it in parts \
-                 (--range START..END or --shard K/N)"
-            )));
-        }
-        Plan::range(instr, space, 0, size)
+        Plan::range(instr, space, 0, Plan::size(instr, space)?)
     }
 
     /// The cases `start..end` of `instr`'s `space` (fewer than 2^64 of them).
@@ -162,7 +155,8 @@ impl Plan {
         }
         let count = u64::try_from(end - start).map_err(|_| {
             SweepError::TooLarge(format!(
-                "cases {start}..{end}: 2^64 cases, more than one sweep runs; run them in parts"
+                "`{instr}`, cases {start}..{end}: 2^64 cases, more than one sweep runs; run it \
+                 in parts (--range START..END or --shard K/N)"
             ))
         })?;
         Ok(Plan {
@@ -177,12 +171,7 @@ impl Plan {
     /// Shard `k` of `n` (0-based): the `k`-th of `n` contiguous ranges of (nearly) equal size
     /// that together cover the space, `size * k / n .. size * (k + 1) / n`.
     pub fn shard(instr: &Instr, space: Space, k: u64, n: u64) -> Result<Plan, SweepError> {
-        if k >= n {
-            return Err(SweepError::Range(format!(
-                "shard {k}/{n}: shards are numbered 0 to {}",
-                n.saturating_sub(1)
-            )));
-        }
+        super::shard::Shard::new(k, n).map_err(SweepError::Range)?;
         let size = Plan::size(instr, space)?;
         // size <= 2^64 and k < n < 2^64: the products fit 128 bits.
         let bound = |j: u64| size * u128::from(j) / u128::from(n);
